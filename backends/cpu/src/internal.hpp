@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Shared machinery of the CPU kernels: dtype dispatch, parallel loops, strided iteration.
+// Private to backends/cpu/src.
+#pragma once
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "burn/backend/cpu/kernels.hpp"
+#include "burn/tensor/error.hpp"
+
+namespace burn::cpu {
+
+/// Elements below which a loop stays on the calling thread.
+inline constexpr std::size_t kParallelGrain = 32768;
+
+/// Runs f(begin, end) over [0, n) in chunks of at least `grain`, in parallel when n is large.
+template <class F>
+void parallel_for(std::size_t n, std::size_t grain, F&& f) {
+    if (n == 0) return;
+    if (n <= grain) {
+        f(std::size_t{0}, n);
+        return;
+    }
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain),
+                      [&](const tbb::blocked_range<std::size_t>& r) { f(r.begin(), r.end()); });
+}
+
+/// Calls f(E{}) with the C++ type stored for `d` (bool is stored as std::uint8_t).
+template <class F>
+decltype(auto) dispatch(DType d, F&& f) {
+    switch (d) {
+        case DType::F64: return f(double{});
+        case DType::F32: return f(float{});
+        case DType::I64: return f(std::int64_t{});
+        case DType::I32: return f(std::int32_t{});
+        case DType::I16: return f(std::int16_t{});
+        case DType::I8: return f(std::int8_t{});
+        case DType::U8: case DType::Bool: return f(std::uint8_t{});
+        default: break;
+    }
+    detail::fail("cpu backend: dtype ", dtype_name(d), " is not a storage type of this backend");
+}
+
+/// Allocates a dense tensor (uninitialised).
+CpuTensor alloc(const Shape& shape, DType dtype);
+
+/// Strides of `t` as seen from an output of shape `out` (right-aligned broadcasting: size-1 or
+/// missing dims get stride 0).
+inline Strides broadcast_strides(const CpuTensor& t, const Shape& out) {
+    Strides s{};
+    const std::size_t off = out.rank() - t.rank();
+    for (std::size_t i = 0; i < t.rank(); ++i)
+        s[i + off] = t.shape[i] == 1 && out[i + off] != 1 ? 0 : t.strides[i];
+    return s;
+}
+
+/// Iterates an N-operand strided loop over `shape`. Adjacent dims that are contiguous for every
+/// operand are merged; the innermost dim becomes a row. For each row the callback receives the
+/// element offset of every operand, the row length and each operand's inner stride:
+///   f(const std::array<int64_t, N>& offsets, std::size_t len, const std::array<int64_t, N>& inner)
+/// Rows are distributed over threads when the tensor is large.
+template <std::size_t N>
+class StridedLoop {
+public:
+    StridedLoop(const Shape& shape, const std::array<Strides, N>& strides) {
+        // Drop size-1 dims, merge contiguous neighbours.
+        for (std::size_t d = 0; d < shape.rank(); ++d) {
+            if (shape[d] == 1) continue;
+            if (rank_ > 0) {
+                bool mergeable = true;
+                for (std::size_t k = 0; k < N; ++k)
+                    if (strides[k][d] * static_cast<std::int64_t>(shape[d]) != strides_[k][rank_ - 1])
+                        mergeable = false;
+                if (mergeable) {
+                    dims_[rank_ - 1] *= shape[d];
+                    for (std::size_t k = 0; k < N; ++k) strides_[k][rank_ - 1] = strides[k][d];
+                    continue;
+                }
+            }
+            dims_[rank_] = shape[d];
+            for (std::size_t k = 0; k < N; ++k) strides_[k][rank_] = strides[k][d];
+            ++rank_;
+        }
+        if (rank_ == 0) {  // a single element
+            dims_[0] = shape.num_elements();
+            for (std::size_t k = 0; k < N; ++k) strides_[k][0] = 1;
+            rank_ = 1;
+        }
+    }
+
+    std::size_t row_len() const { return dims_[rank_ - 1]; }
+    std::size_t num_rows() const {
+        std::size_t n = 1;
+        for (std::size_t d = 0; d + 1 < rank_; ++d) n *= dims_[d];
+        return n;
+    }
+
+    template <class F>
+    void run(const std::array<std::int64_t, N>& base, F&& f) const {
+        const std::size_t rows = num_rows(), len = row_len();
+        if (len == 0 || rows == 0) return;
+        std::array<std::int64_t, N> inner{};
+        for (std::size_t k = 0; k < N; ++k) inner[k] = strides_[k][rank_ - 1];
+        const std::size_t grain = std::max<std::size_t>(1, kParallelGrain / len);
+        parallel_for(rows, grain, [&](std::size_t r0, std::size_t r1) {
+            for (std::size_t r = r0; r < r1; ++r) {
+                std::array<std::int64_t, N> off = base;
+                std::size_t rem = r;
+                for (std::size_t d = rank_ - 1; d-- > 0;) {
+                    const std::size_t i = rem % dims_[d];
+                    rem /= dims_[d];
+                    for (std::size_t k = 0; k < N; ++k)
+                        off[k] += static_cast<std::int64_t>(i) * strides_[k][d];
+                }
+                f(off, len, inner);
+            }
+        });
+    }
+
+private:
+    std::array<std::size_t, Shape::max_rank> dims_{};
+    std::array<Strides, N> strides_{};
+    std::size_t rank_ = 0;
+};
+
+/// Converts one value between stored element types (bool is std::uint8_t 0/1).
+template <class To, class From>
+inline To convert_value(From v) {
+    if constexpr (std::is_same_v<To, From>) return v;
+    else return static_cast<To>(v);
+}
+
+/// Copies `src` (any strides, any stored dtype) into the dense buffer `dst` of dtype `dst_dtype`.
+void copy_into(const CpuTensor& src, void* dst, DType dst_dtype);
+
+}  // namespace burn::cpu

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The buffer pool, dense allocation, data in/out, dtype casts and contiguous copies.
+#include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "internal.hpp"
+
+namespace burn::cpu {
+namespace {
+
+constexpr std::size_t kAlign = 64;
+/// Freed blocks kept for reuse, at most this many bytes in total.
+constexpr std::size_t kMaxCachedBytes = std::size_t{4} << 30;
+
+/// Size classes: multiples of 64 bytes up to 4 KiB, then four classes per power of two, so a
+/// request wastes at most 25%.
+std::size_t size_class(std::size_t bytes) {
+    if (bytes <= 4096) return (bytes + kAlign - 1) / kAlign * kAlign;
+    std::size_t p = std::size_t{1} << (63 - __builtin_clzll(bytes - 1));  // largest pow2 < bytes
+    const std::size_t step = p / 4;
+    return (bytes + step - 1) / step * step;
+}
+
+class Pool {
+public:
+    std::byte* take(std::size_t cls) {
+        {
+            std::lock_guard lock(mu_);
+            stats_.live_bytes += cls;
+            auto it = free_.find(cls);
+            if (it != free_.end() && !it->second.empty()) {
+                std::byte* p = it->second.back();
+                it->second.pop_back();
+                stats_.cached_bytes -= cls;
+                ++stats_.reused;
+                return p;
+            }
+            ++stats_.system_allocations;
+        }
+        void* p = std::aligned_alloc(kAlign, std::max(cls, kAlign));
+        if (!p) {
+            std::lock_guard lock(mu_);
+            stats_.live_bytes -= cls;
+            detail::fail("cpu backend: out of memory allocating ", cls, " bytes");
+        }
+        return static_cast<std::byte*>(p);
+    }
+    void give(std::byte* p, std::size_t cls) {
+        {
+            std::lock_guard lock(mu_);
+            stats_.live_bytes -= cls;
+            if (stats_.cached_bytes + cls <= kMaxCachedBytes) {
+                free_[cls].push_back(p);
+                stats_.cached_bytes += cls;
+                return;
+            }
+        }
+        std::free(p);
+    }
+    PoolStats stats() {
+        std::lock_guard lock(mu_);
+        return stats_;
+    }
+    void release() {
+        std::lock_guard lock(mu_);
+        for (auto& [cls, list] : free_)
+            for (auto* p : list) std::free(p);
+        free_.clear();
+        stats_.cached_bytes = 0;
+    }
+    ~Pool() { release(); }
+
+private:
+    std::mutex mu_;
+    std::unordered_map<std::size_t, std::vector<std::byte*>> free_;
+    PoolStats stats_;
+};
+
+Pool& pool() {
+    static Pool* p = new Pool();  // never destroyed: buffers may outlive static destructors
+    return *p;
+}
+
+}  // namespace
+
+std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes) {
+    const std::size_t cls = size_class(std::max<std::size_t>(bytes, 1));
+    return std::shared_ptr<Buffer>(new Buffer(pool().take(cls), cls));
+}
+Buffer::~Buffer() { pool().give(ptr_, capacity_); }
+
+PoolStats pool_stats() { return pool().stats(); }
+void pool_release_cached() { pool().release(); }
+
+CpuTensor alloc(const Shape& shape, DType dtype) {
+    CpuTensor t;
+    t.buffer = Buffer::allocate(shape.num_elements() * dtype_size(dtype));
+    t.shape = shape;
+    t.strides = contiguous_strides(shape);
+    t.dtype = dtype;
+    return t;
+}
+
+CpuTensor empty(const Shape& shape, DType dtype) { return alloc(shape, dtype); }
+
+CpuTensor full(const Shape& shape, ScalarArg value, DType dtype) {
+    CpuTensor t = alloc(shape, dtype);
+    dispatch(dtype, [&](auto e) {
+        using E = decltype(e);
+        E v;
+        if (dtype == DType::Bool) v = static_cast<E>(value.f != 0.0 || value.i != 0);
+        else if constexpr (std::is_floating_point_v<E>) v = static_cast<E>(value.f);
+        else v = static_cast<E>(value.i);
+        E* p = t.data<E>();
+        parallel_for(shape.num_elements(), kParallelGrain, [&](std::size_t b, std::size_t e2) {
+            std::fill(p + b, p + e2, v);
+        });
+    });
+    return t;
+}
+
+namespace {
+/// Converts n dense values of type From into To, with bool targets normalised to 0/1.
+template <class To, class From>
+void convert_dense(const From* src, To* dst, std::size_t n, bool to_bool) {
+    parallel_for(n, kParallelGrain, [&](std::size_t b, std::size_t e) {
+        if (to_bool) {
+            for (std::size_t i = b; i < e; ++i) dst[i] = static_cast<To>(src[i] != From(0));
+        } else if constexpr (std::is_same_v<To, From>) {
+            std::memcpy(dst + b, src + b, (e - b) * sizeof(To));
+        } else {
+            for (std::size_t i = b; i < e; ++i) dst[i] = static_cast<To>(src[i]);
+        }
+    });
+}
+}  // namespace
+
+void copy_into(const CpuTensor& src, void* dst, DType dst_dtype) {
+    const bool to_bool = dst_dtype == DType::Bool && src.dtype != DType::Bool;
+    dispatch(src.dtype, [&](auto s) {
+        using S = decltype(s);
+        dispatch(dst_dtype, [&](auto d) {
+            using Dt = decltype(d);
+            Dt* out = static_cast<Dt*>(dst);
+            if (src.is_contiguous()) {
+                convert_dense<Dt, S>(src.data<S>(), out, src.num_elements(), to_bool);
+                return;
+            }
+            const S* in = reinterpret_cast<const S*>(src.buffer->data());
+            StridedLoop<2> loop(src.shape, {src.strides, contiguous_strides(src.shape)});
+            loop.run({src.offset, 0}, [&](const auto& off, std::size_t len, const auto& inner) {
+                const S* a = in + off[0];
+                Dt* o = out + off[1];
+                for (std::size_t i = 0; i < len; ++i) {
+                    const S v = a[static_cast<std::int64_t>(i) * inner[0]];
+                    o[i] = to_bool ? static_cast<Dt>(v != S(0)) : static_cast<Dt>(v);
+                }
+            });
+        });
+    });
+}
+
+CpuTensor contiguous(CpuTensor t) {
+    if (t.is_contiguous()) return t;
+    CpuTensor out = alloc(t.shape, t.dtype);
+    copy_into(t, out.buffer->data(), t.dtype);
+    return out;
+}
+
+CpuTensor cast(CpuTensor t, DType dtype) {
+    if (t.dtype == dtype) return t;
+    CpuTensor out = alloc(t.shape, dtype);
+    copy_into(t, out.buffer->data(), dtype);
+    return out;
+}
+
+CpuTensor from_data(const TensorData& data, DType target) {
+    // Storage types are handled directly; f16/bf16/qint8 go through TensorData::convert.
+    if (data.dtype == DType::F16 || data.dtype == DType::BF16 || data.dtype == DType::QInt8)
+        return from_data(data.convert(DType::F32), target);
+    CpuTensor out = alloc(data.shape, target);
+    if (data.num_elements() == 0) return out;
+    const DType sd = data.dtype;
+    const bool to_bool = target == DType::Bool && sd != DType::Bool;
+    dispatch(sd, [&](auto s) {
+        using S = decltype(s);
+        dispatch(target, [&](auto d) {
+            using Dt = decltype(d);
+            convert_dense<Dt, S>(reinterpret_cast<const S*>(data.bytes().data()), out.data<Dt>(),
+                                 data.num_elements(), to_bool);
+        });
+    });
+    return out;
+}
+
+TensorData into_data(const CpuTensor& t) {
+    std::vector<std::uint8_t> bytes(t.num_elements() * dtype_size(t.dtype));
+    if (!bytes.empty()) copy_into(t, bytes.data(), t.dtype);
+    return TensorData(std::move(bytes), t.shape, t.dtype);
+}
+
+}  // namespace burn::cpu
