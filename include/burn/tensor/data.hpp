@@ -64,8 +64,9 @@ public:
         return TensorData(std::vector<E>(values), Shape{values.size()});
     }
     /// From nested lists of any depth; the innermost lists must all have the same length.
-    template <Element E, std::size_t D, class L>
-    static TensorData from_nested(const L& list) {
+    /// TensorData::from_nested<float, 2>({{1, 2}, {3, 4}}).
+    template <Element E, std::size_t D>
+    static TensorData from_nested(NestedList<E, D> list) {
         std::vector<E> out;
         Shape s;
         s.resize(D, 0);
@@ -138,7 +139,7 @@ private:
                    ", requested ", dtype_name(ElementTraits<E>::dtype));
     }
     template <class E, std::size_t D, std::size_t Level, class L>
-    static void flatten_nested(const L& list, std::vector<E>& out, Shape& s) {
+    static void flatten_nested(const L& list, std::vector<E>& out, Shape& s) {  // NOLINT
         if (out.empty() && s[Level] == 0) s[Level] = list.size();
         BURN_CHECK(list.size() == s[Level], "TensorData::from: ragged nested list at depth ", Level,
                    " (", list.size(), " vs ", s[Level], " elements)");

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""Runs burn_bench and times the same cases in PyTorch; prints a markdown table.
+
+    python3 bench/compare_pytorch.py [--bench build/default/bench/burn_bench] [--repeats 5]
+
+PyTorch is Debian's python3-torch 1.13 under /usr/bin/python3, tuned as bench/README.md says:
+OpenBLAS-OpenMP as its BLAS (LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp) and two
+threads. The script re-executes itself that way when started otherwise. burn_bench runs with the
+LD_LIBRARY_PATH removed, so it keeps the OpenBLAS it was linked with.
+
+ratio = PyTorch time / burn-cpp time: above 1 means burn-cpp is faster. Both sides report the
+median of repeated measurements of wall-clock time.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+PYTHON = "/usr/bin/python3"
+OPENBLAS_OMP = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def reexec_if_needed():
+    paths = os.environ.get("LD_LIBRARY_PATH", "").split(":")
+    if OPENBLAS_OMP in paths and os.path.realpath(sys.executable) == os.path.realpath(PYTHON):
+        return
+    if os.environ.get("BURN_COMPARE_REEXEC"):
+        sys.exit("compare_pytorch.py: re-exec did not set up the environment; run it with "
+                 f"LD_LIBRARY_PATH={OPENBLAS_OMP} {PYTHON}")
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = ":".join([OPENBLAS_OMP] + [p for p in paths if p])
+    env["BURN_COMPARE_REEXEC"] = "1"
+    os.execve(PYTHON, [PYTHON, os.path.abspath(__file__)] + sys.argv[1:], env)
+
+
+reexec_if_needed()
+import torch  # noqa: E402  (after the re-exec: the BLAS is chosen at load time)
+
+# name in burn_bench -> (setup() -> args, op(*args)). Keep in sync with bench/tensor_ops.cpp.
+N16M = 1 << 24
+SIDE = 4096
+
+
+def rand(*shape):
+    return torch.rand(*shape, dtype=torch.float32)
+
+
+CASES = {
+    "matmul/256": (lambda: (rand(256, 256), rand(256, 256)), torch.matmul),
+    "matmul/512": (lambda: (rand(512, 512), rand(512, 512)), torch.matmul),
+    "matmul/1024": (lambda: (rand(1024, 1024), rand(1024, 1024)), torch.matmul),
+    "matmul/2048": (lambda: (rand(2048, 2048), rand(2048, 2048)), torch.matmul),
+    "matmul_batched/32x128x128": (lambda: (rand(32, 128, 128), rand(32, 128, 128)), torch.matmul),
+    "add/16M": (lambda: (rand(N16M // SIDE, SIDE), rand(N16M // SIDE, SIDE)), lambda a, b: a + b),
+    "mul/16M": (lambda: (rand(N16M // SIDE, SIDE), rand(N16M // SIDE, SIDE)), lambda a, b: a * b),
+    "exp/16M": (lambda: (rand(N16M // SIDE, SIDE),), torch.exp),
+    "sum/4096x4096": (lambda: (rand(SIDE, SIDE),), lambda a: a.sum()),
+    "sum_dim1/4096x4096": (lambda: (rand(SIDE, SIDE),), lambda a: a.sum(1, keepdim=True)),
+    "transpose_contiguous/4096x4096": (lambda: (rand(SIDE, SIDE),), lambda a: a.t().contiguous()),
+    "random_uniform/16M": (lambda: (), lambda: torch.rand(N16M // SIDE, SIDE)),
+    "random_normal/16M": (lambda: (), lambda: torch.randn(N16M // SIDE, SIDE)),
+}
+
+MATMUL_FLOPS = {
+    "matmul/256": 2 * 256**3, "matmul/512": 2 * 512**3, "matmul/1024": 2 * 1024**3,
+    "matmul/2048": 2 * 2048**3, "matmul_batched/32x128x128": 32 * 2 * 128**3,
+}
+
+
+def time_torch(name, repeats, min_time):
+    """Median over `repeats` samples; each sample loops the op for at least `min_time` seconds."""
+    setup, op = CASES[name]
+    args = setup()
+    for _ in range(3):  # warm-up
+        op(*args)
+    t0 = time.perf_counter()
+    op(*args)
+    once = max(time.perf_counter() - t0, 1e-7)
+    iters = max(1, int(min_time / once))
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            r = op(*args)
+        samples.append((time.perf_counter() - t0) / iters)
+        del r
+    return statistics.median(samples)
+
+
+UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def run_burn(bench, repeats, filt):
+    env = dict(os.environ)
+    env.pop("LD_LIBRARY_PATH", None)  # keep the OpenBLAS burn_bench was linked with
+    env.pop("BURN_COMPARE_REEXEC", None)
+    cmd = [bench, "--benchmark_format=json", f"--benchmark_repetitions={repeats}",
+           "--benchmark_report_aggregates_only=true", f"--benchmark_filter={filt}"]
+    print("+ " + " ".join(cmd), file=sys.stderr)
+    out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+    res = {}
+    for b in json.loads(out)["benchmarks"]:
+        if b.get("aggregate_name") == "median" or (repeats == 1 and b.get("run_type") == "iteration"):
+            name = b["run_name"].removesuffix("/real_time")
+            res[name] = b["real_time"] * UNIT[b["time_unit"]]
+    return res
+
+
+def fmt_time(s):
+    return f"{s * 1e3:.3f} ms" if s >= 1e-4 else f"{s * 1e6:.1f} us"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bench", default=os.path.join(ROOT, "build", "default", "bench", "burn_bench"))
+    ap.add_argument("--repeats", type=int, default=5, help="repetitions (median reported)")
+    ap.add_argument("--min-time", type=float, default=0.5, help="seconds per PyTorch sample")
+    ap.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
+    ap.add_argument("--filter", default=".", help="regex on case names (burn_bench --benchmark_filter)")
+    args = ap.parse_args()
+
+    burn = run_burn(args.bench, args.repeats, args.filter)
+    torch.set_num_threads(args.threads)
+    print(f"+ PyTorch {torch.__version__}, {torch.get_num_threads()} threads, "
+          f"LD_LIBRARY_PATH={os.environ.get('LD_LIBRARY_PATH')}", file=sys.stderr)
+    rows = []
+    for name in CASES:
+        if name not in burn:
+            continue
+        t = time_torch(name, args.repeats, args.min_time)
+        rows.append((name, burn[name], t))
+
+    print("| case | burn-cpp | PyTorch | ratio |")
+    print("|---|---:|---:|---:|")
+    for name, b, t in rows:
+        extra_b = extra_t = ""
+        if name in MATMUL_FLOPS:
+            extra_b = f" ({MATMUL_FLOPS[name] / b * 1e-9:.0f} GFLOP/s)"
+            extra_t = f" ({MATMUL_FLOPS[name] / t * 1e-9:.0f} GFLOP/s)"
+        print(f"| {name} | {fmt_time(b)}{extra_b} | {fmt_time(t)}{extra_t} | {t / b:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

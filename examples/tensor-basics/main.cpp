@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// tensor-basics: a short tour of burn-cpp's tensor API.
+//
+// The sections are templates over the backend B, written once for any backend; main() runs them
+// on the CPU backend. The last section looks inside the CPU backend's buffers.
+// Build and run from the repository root:
+//   cmake --preset default && cmake --build --preset default --target tensor-basics
+//   ./build/default/examples/tensor-basics/tensor-basics
+#include <burn/backend/cpu.hpp>
+#include <burn/burn.hpp>
+#include <cmath>
+#include <cstddef>
+#include <iomanip>
+#include <iostream>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace {
+
+using burn::Bool;
+using burn::Distribution;
+using burn::Int;
+using burn::Slice;
+using burn::Tensor;
+
+void section(std::string_view title) { std::cout << "\n=== " << title << " ===\n"; }
+
+/// Prints a label, the shape and the values (no device/backend block, unlike operator<<).
+template <class T>
+void show(std::string_view label, const T& tensor) {
+    const std::string data = burn::format_data(tensor.to_data(), burn::print_options());
+    std::cout << "  " << label << "  " << tensor.shape() << "\n    ";
+    for (char c : data) {
+        std::cout << c;
+        if (c == '\n') std::cout << "    ";  // keep the rows of a matrix aligned
+    }
+    std::cout << "\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+template <burn::Backend B>
+void creation(const typename B::Device& device) {
+    section("1. Creating tensors");
+    // The rank is part of the type; the shape is read from the data.
+    auto m = Tensor<B, 2>::from_floats({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}, device);
+    show("from_floats", m);
+    show("zeros({2, 3})", Tensor<B, 2>::zeros({2, 3}, device));
+    show("full({2, 2}, 7)", Tensor<B, 2, Int>::full({2, 2}, 7, device));
+    show("arange(0, 5)", Tensor<B, 1, Int>::arange(0, 5, device));
+    show("eye(3)", Tensor<B, 2>::eye(3, device));
+    show("from_bools", Tensor<B, 1, Bool>::from_bools({true, false, true}, device));
+
+    // Random numbers come from the backend's seeded stream: the same seed, the same values.
+    B::seed(42);
+    auto r1 = Tensor<B, 2>::random({2, 3}, Distribution::Uniform(-1.0, 1.0), device);
+    B::seed(42);
+    auto r2 = Tensor<B, 2>::random({2, 3}, Distribution::Uniform(-1.0, 1.0), device);
+    show("random Uniform(-1, 1), seed 42", r1);
+    std::cout << "  reseeding with 42 repeats the values: " << std::boolalpha
+              << r1.equal(r2).all().into_scalar() << "\n";
+    auto normal = Tensor<B, 1>::random({100000}, Distribution::Normal(2.0, 0.5), device);
+    auto [var, mean] = normal.var_mean(0);
+    std::cout << "  100000 draws of Normal(2, 0.5): mean " << std::fixed << std::setprecision(3)
+              << mean.into_scalar() << ", std " << std::sqrt(var.into_scalar()) << std::defaultfloat
+              << std::setprecision(6) << "\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+template <burn::Backend B>
+void arithmetic(const typename B::Device& device) {
+    section("2. Arithmetic and broadcasting");
+    auto m = Tensor<B, 2>::from_floats({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}, device);  // [2, 3]
+    auto row = Tensor<B, 2>::from_floats({{10.0, 20.0, 30.0}}, device);              // [1, 3]
+    auto col = Tensor<B, 2>::from_floats({{1.0}, {-1.0}}, device);                   // [2, 1]
+    // Size-1 dims stretch to match the other operand (NumPy rules).
+    show("m + row", m + row);
+    show("m * col", m * col);
+    show("col + row (outer sum)", col + row);
+    // Scalars work on either side; m is passed by value, which copies a handle, not the data.
+    show("(m - 1) * 0.5", (m - 1) * 0.5);
+    show("1 / m", 1.0 / m);
+    show("m.powf_scalar(2).sqrt()", m.powf_scalar(2).sqrt());
+    show("(-m).exp().clamp(0.01, 0.1)", (-m).exp().clamp(0.01, 0.1));
+    // Int tensors: division truncates toward zero, % takes the sign of the divisor.
+    auto i = Tensor<B, 1, Int>::from_ints({-7, 7}, device);
+    show("int [-7, 7] / 2", i / 2);
+    show("int [-7, 7] % 3", i % 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+template <burn::Backend B>
+void matmul(const typename B::Device& device) {
+    section("3. Matrix products");
+    auto a = Tensor<B, 2>::from_floats({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}, device);    // [2, 3]
+    auto w = Tensor<B, 2>::from_floats({{1.0, 0.0}, {0.0, 1.0}, {1.0, 1.0}}, device);  // [3, 2]
+    show("a.matmul(w)", a.matmul(w));
+    // Batch dims broadcast: [4, 2, 3] x [1, 3, 2] -> [4, 2, 2]. In generic code a member template
+    // with an explicit argument needs the `template` keyword.
+    auto batch = Tensor<B, 3>::ones({4, 2, 3}, device);
+    auto product = batch.matmul(w.template unsqueeze<3>());
+    std::cout << "  [4, 2, 3] x [1, 3, 2] -> " << product.shape() << "\n";
+    show("a.matmul(a.transpose())", a.matmul(a.transpose()));
+}
+
+// ---------------------------------------------------------------------------------------------
+template <burn::Backend B>
+void reductions(const typename B::Device& device) {
+    section("4. Reductions");
+    auto m = Tensor<B, 2>::from_floats({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}, device);
+    show("sum()", m.sum());
+    show("mean()", m.mean());
+    show("sum_dim(1)  (the dim is kept with size 1)", m.sum_dim(1));
+    show("max_dim(0)", m.max_dim(0));
+    show("mean_dim(-1)  (negative dims count from the end)", m.mean_dim(-1));
+    show("var(1)  (unbiased)", m.var(1));
+    show("prod()", m.prod());
+    const auto total = m.sum().into_scalar();  // a plain B::FloatElem
+    std::cout << "  m.sum().into_scalar() = " << total << "\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+template <burn::Backend B>
+void slicing(const typename B::Device& device) {
+    section("5. Slicing, views and reshaping");
+    auto x = Tensor<B, 1, Int>::arange(0, 12, device).reshape({3, 4}).into_float();
+    show("x", x);
+    // One Slice per leading dim: {start, end} or {start, end, step}; negatives count from the end.
+    show("x.slice({{0, 2}, {1, 3}})", x.slice({{0, 2}, {1, 3}}));
+    show("x.slice({Slice::all(), Slice::index(-1)})", x.slice({Slice::all(), Slice::index(-1)}));
+    show("x.slice({{0, 3, 2}})  (every other row)", x.slice({{0, 3, 2}}));
+    show("x.narrow(1, 1, 2)", x.narrow(1, 1, 2));
+    show("x.transpose()", x.transpose());
+    show("x.flip({1})", x.flip({1}));
+    show("x.reshape({2, -1})", x.reshape({2, -1}));
+    // slice_assign returns the updated tensor; x itself is unchanged.
+    auto patched = x.slice_assign({{0, 1}, {0, 2}}, Tensor<B, 2>::full({1, 2}, -1.0, device));
+    show("x.slice_assign({{0, 1}, {0, 2}}, [[-1, -1]])", patched);
+    show("Tensor::cat({x, patched}, 0)", Tensor<B, 2>::cat({x, patched}, 0));
+    std::cout << "  Tensor::stack({x, x}, 0) has shape " << Tensor<B, 2>::stack({x, x}, 0).shape()
+              << "\n";
+    const auto pieces = x.chunk(2, 1);
+    std::cout << "  x.chunk(2, 1) gives " << pieces.size() << " pieces of shape "
+              << pieces[0].shape() << "\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+template <burn::Backend B>
+void normalisation(const typename B::Device& device) {
+    section("6. Min-max normalisation: cheap copies and std::move");
+    auto input = Tensor<B, 1>::from_floats({1.0, 2.0, 3.0, 4.0}, device);
+    // Copying a Tensor copies a handle (a reference count), so `input` stays usable after these.
+    auto min = input.min();
+    auto max = input.max();
+    // `input` is not needed any more: moving it lets the backend write the difference into its
+    // buffer. The temporary (input - min) is then reused again by the division.
+    auto normalised = (std::move(input) - min) / (max - min);
+    show("(input - min) / (max - min)", normalised);
+    show("min (still usable)", min);
+}
+
+// ---------------------------------------------------------------------------------------------
+template <burn::Backend B>
+void masks(const typename B::Device& device) {
+    section("7. Comparisons and masks");
+    auto m = Tensor<B, 2>::from_floats({{1.0, -2.0, 3.0}, {-4.0, 5.0, -6.0}}, device);
+    auto positive = m.greater_elem(0.0);
+    show("m.greater_elem(0)", positive);
+    show("m.mask_fill(!positive, 0)  (a ReLU)", m.mask_fill(!positive, 0.0));
+    auto big = m.abs().greater_equal_elem(3.0);
+    show("positive & (|m| >= 3)", positive & big);
+    std::cout << "  number of positive entries: " << positive.into_int().sum().into_scalar()
+              << "\n";
+    show("argwhere(positive)", positive.argwhere());
+}
+
+// ---------------------------------------------------------------------------------------------
+template <burn::Backend B>
+void sorting(const typename B::Device& device) {
+    section("8. argmax, sort and top-k");
+    auto scores = Tensor<B, 2>::from_floats({{0.1, 2.5, -1.0, 0.7}, {3.0, 0.2, 0.9, 3.0}}, device);
+    show("scores", scores);
+    show("scores.argmax(1)  (first maximum wins)", scores.argmax(1));
+    show("scores.sort(1)", scores.sort(1));
+    auto [values, indices] = scores.sort_descending_with_indices(1);
+    show("sort_descending_with_indices(1): values", values);
+    show("sort_descending_with_indices(1): indices", indices);
+    show("scores.topk(2, 1)", scores.topk(2, 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+template <burn::Backend B>
+void printing(const typename B::Device& device) {
+    section("9. Printing");
+    auto t = Tensor<B, 2>::full({2, 3}, 0.123456789, device);
+    std::cout << t << "\n";
+    // One call with other options ...
+    std::cout << burn::to_string(t, burn::PrintOptions{.precision = 2}) << "\n";
+    // ... or new defaults for every operator<< (threshold: summarise above 20 elements).
+    const burn::PrintOptions saved = burn::print_options();
+    burn::set_print_options({.precision = 3, .threshold = 20, .edge_items = 2});
+    B::seed(1);
+    std::cout << Tensor<B, 2>::random({6, 8}, Distribution::Default(), device) << "\n";
+    burn::set_print_options(saved);
+}
+
+// ---------------------------------------------------------------------------------------------
+template <burn::Backend B>
+void errors(const typename B::Device& device) {
+    section("10. Errors");
+    auto x = Tensor<B, 1>::ones({12}, device);
+    try {
+        x.reshape({7, -1});
+    } catch (const burn::Error& e) {
+        std::cout << "  caught burn::Error: " << e.what() << "\n";
+    }
+    try {
+        auto y = Tensor<B, 2>::ones({2, 3}, device) + Tensor<B, 2>::ones({3, 2}, device);
+        (void)y;
+    } catch (const burn::Error& e) {
+        std::cout << "  caught burn::Error: " << e.what() << "\n";
+    }
+    try {
+        (void)x.slice({{12, 14}});
+    } catch (const burn::Error& e) {
+        std::cout << "  caught burn::Error: " << e.what() << "\n";
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fits y = x w + b by full-batch gradient descent with hand-written gradients of the mean
+// squared error (no autodiff yet): dL/dw = 2/n x^T (x w + b - y), dL/db = 2/n sum(x w + b - y).
+template <burn::Backend B>
+void linear_regression(const typename B::Device& device) {
+    section("11. Linear regression by gradient descent");
+    constexpr std::size_t n = 256;
+    B::seed(7);
+    auto x = Tensor<B, 2>::random({n, 2}, Distribution::Uniform(-1.0, 1.0), device);
+    auto true_w = Tensor<B, 2>::from_floats({{3.0}, {-2.0}}, device);
+    const double true_b = 0.5;
+    auto noise = Tensor<B, 2>::random({n, 1}, Distribution::Normal(0.0, 0.1), device);
+    auto y = x.matmul(true_w) + true_b + noise;  // [n, 1]
+
+    auto w = Tensor<B, 2>::zeros({2, 1}, device);
+    auto b = Tensor<B, 2>::zeros({1, 1}, device);
+    const auto xt = x.transpose();  // a view: no copy
+    const double lr = 0.1;
+    const double scale = 2.0 / static_cast<double>(n);
+    std::cout << std::fixed << std::setprecision(5);
+    for (int step = 0; step <= 100; ++step) {
+        auto err = x.matmul(w) + b - y;  // [n, 1]
+        if (step % 20 == 0)
+            std::cout << "  step " << std::setw(3) << step
+                      << "  mse = " << (err * err).mean().into_scalar() << "\n";
+        auto grad_w = xt.matmul(err) * scale;  // [2, 1]
+        auto grad_b = err.sum_dim(0) * scale;  // [1, 1]
+        // `w -= g` is `w = std::move(w) - g`: w's buffer is reused for the update.
+        w -= std::move(grad_w) * lr;
+        b -= std::move(grad_b) * lr;
+    }
+    std::cout << std::defaultfloat << std::setprecision(4);
+    const auto wd = w.to_data().template to_vec<double>();
+    std::cout << "  fitted w = [" << wd[0] << ", " << wd[1] << "], b = " << b.into_scalar()
+              << "   (true: [3, -2], 0.5)\n";
+    std::cout << std::setprecision(6);
+}
+
+template <burn::Backend B>
+void run(const typename B::Device& device) {
+    std::cout << "burn-cpp tensor basics on backend \"" << B::name() << "\", device " << device
+              << "\n";
+    creation<B>(device);
+    arithmetic<B>(device);
+    matmul<B>(device);
+    reductions<B>(device);
+    slicing<B>(device);
+    normalisation<B>(device);
+    masks<B>(device);
+    sorting<B>(device);
+    printing<B>(device);
+    errors<B>(device);
+    linear_regression<B>(device);
+}
+
+// Specific to the CPU backend: shows that an op on a moved-from, uniquely owned tensor writes
+// its result into the same buffer, while the same op on a shared tensor allocates.
+void cpu_buffer_reuse() {
+    using C = burn::Cpu<float>;
+    section("12. In-place reuse on the CPU backend");
+    auto x = Tensor<C, 1>::ones({1 << 16});
+    const void* x_buffer = x.primitive().buffer->data();
+    auto y = x.exp();  // x is still needed: a new buffer
+    std::cout << "  x.exp()            reuses x's buffer: " << std::boolalpha
+              << (y.primitive().buffer->data() == x_buffer) << "\n";
+    auto z = std::move(x).exp();  // x is given away: computed in place
+    std::cout << "  std::move(x).exp() reuses x's buffer: "
+              << (z.primitive().buffer->data() == x_buffer) << "\n";
+}
+
+}  // namespace
+
+int main() {
+    try {
+        run<burn::Cpu<float>>(burn::CpuDevice{});
+        cpu_buffer_reuse();
+    } catch (const burn::Error& e) {
+        std::cerr << "tensor-basics: unexpected error: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}

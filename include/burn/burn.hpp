@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The burn-cpp prelude: everything a model needs, generic over the backend.
+// Backends have their own headers: <burn/backend/cpu.hpp>.
+#pragma once
+
+#include "burn/tensor/backend.hpp"
+#include "burn/tensor/data.hpp"
+#include "burn/tensor/distribution.hpp"
+#include "burn/tensor/dtype.hpp"
+#include "burn/tensor/error.hpp"
+#include "burn/tensor/kind.hpp"
+#include "burn/tensor/print.hpp"
+#include "burn/tensor/shape.hpp"
+#include "burn/tensor/tensor.hpp"

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Uses only the installed headers and libraries (see CMakeLists.txt next to this file).
+#include <burn/backend/cpu.hpp>
+#include <burn/burn.hpp>
+
+#include <iostream>
+
+int main() {
+    using B = burn::Cpu<>;
+    auto x = burn::Tensor<B, 2>::ones({2, 3});
+    auto y = (x + x).sum();
+    const auto value = y.into_scalar();
+    if (value != 12) {
+        std::cerr << "package consumer: expected sum 12, got " << value << "\n";
+        return 1;
+    }
+    std::cout << "package consumer: ok (sum = " << value << ")\n";
+    return 0;
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Shared helpers of the typed conformance suite: the list of backends under test, PyTorch
+// fixtures (JSON written by tests/fixtures/gen_fixtures.py) and comparison helpers.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <burn/backend/cpu.hpp>
+#include <burn/burn.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace burn::testing {
+
+/// Every backend the suite runs on. A new backend adds one line here.
+using Backends = ::testing::Types<Cpu<float>, Cpu<double>>;
+
+/// Readable test names: "cpu<f32>".
+struct BackendNames {
+    template <class B>
+    static std::string GetName(int) {
+        std::string n = B::name();
+        for (auto& c : n)
+            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+        return n;
+    }
+};
+
+/// A fixture case: tests/fixtures/<file>.json -> cases[case_name]. Each case is an object
+///   {"inputs": {name: TENSOR, ...}, "outputs": {name: TENSOR, ...}, "params": {...}}
+/// with TENSOR = {"shape": [..], "dtype": "f32" | "f64" | "i64" | "bool", "data": [flat values]}
+/// (NaN/inf written as the strings "nan", "inf", "-inf"). Throws if missing.
+const nlohmann::json& fixture(std::string_view file, std::string_view case_name);
+
+/// The TensorData of one TENSOR object.
+TensorData fixture_data(const nlohmann::json& tensor);
+
+/// The input `name` of a case, as a tensor of the backend (values converted to its dtype).
+template <class B, std::size_t D, class K = Float>
+Tensor<B, D, K> fixture_input(std::string_view file, std::string_view case_name,
+                              std::string_view name) {
+    return Tensor<B, D, K>::from_data(
+        fixture_data(fixture(file, case_name).at("inputs").at(std::string(name))));
+}
+
+/// The output `name` of a case.
+inline TensorData fixture_output(std::string_view file, std::string_view case_name,
+                                 std::string_view name) {
+    return fixture_data(fixture(file, case_name).at("outputs").at(std::string(name)));
+}
+
+/// Tolerance suited to the backend's float type (f32 vs f64).
+template <class B>
+Tolerance tolerance() {
+    if constexpr (std::is_same_v<typename B::FloatElem, double>) return {1e-10, 1e-10};
+    else return {1e-5, 1e-5};
+}
+
+/// Compares values (as f64) with a tolerance; reports the first mismatch via gtest.
+template <class B, std::size_t D, class K>
+::testing::AssertionResult close_to(const Tensor<B, D, K>& actual, const TensorData& expected,
+                                    Tolerance tol = tolerance<B>()) {
+    try {
+        actual.to_data().assert_approx_eq(expected, tol);
+        return ::testing::AssertionSuccess();
+    } catch (const Error& e) {
+        return ::testing::AssertionFailure() << e.what();
+    }
+}
+
+/// Exact comparison of values (dtype not compared), for ints and bools.
+template <class B, std::size_t D, class K>
+::testing::AssertionResult equal_to(const Tensor<B, D, K>& actual, const TensorData& expected) {
+    try {
+        actual.to_data().assert_eq(expected, false);
+        return ::testing::AssertionSuccess();
+    } catch (const Error& e) {
+        return ::testing::AssertionFailure() << e.what();
+    }
+}
+
+/// Expects `stmt` to throw burn::Error whose message contains `needle` (e.g. the op name).
+#define EXPECT_BURN_ERROR(stmt, needle)                                                   \
+    do {                                                                                  \
+        try {                                                                             \
+            stmt;                                                                         \
+            ADD_FAILURE() << "expected burn::Error from: " #stmt;                         \
+        } catch (const ::burn::Error& e) {                                                \
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)              \
+                << "message: " << e.what() << "\nexpected to contain: " << (needle);      \
+        }                                                                                 \
+    } while (0)
+
+}  // namespace burn::testing
