@@ -29,6 +29,10 @@
 
 #include "internal.hpp"
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 namespace burn::cpu {
 namespace {
 
@@ -42,8 +46,9 @@ constexpr size_t kSumBlock = 4096;
 constexpr size_t kChunk = size_t{1} << 16;
 /// Rows accumulated in the element type before moving to the f64 accumulator (column sums).
 constexpr size_t kRowBlock = 64;
-/// Widest column strip one task accumulates.
-constexpr size_t kColWidth = 2048;
+/// Widest column strip one task accumulates (whole rows up to this width: streaming them in memory
+/// order is much faster than narrow strips).
+constexpr size_t kColWidth = 4096;
 /// Fewest rows a task accumulates when a column reduction is also split along the rows.
 constexpr size_t kMinSegRows = 64;
 /// Column reductions are split into at least this many tasks when the shape allows.
@@ -147,6 +152,19 @@ void fold_into(E* acc, const E* row, size_t w) {
     for (; j < w; ++j) acc[j] = F::scalar(acc[j], row[j]);
 }
 
+/// acc[j] += blk[j] for j < w, widening f32 to f64.
+inline void add_widen(double* acc, const float* blk, size_t w) {
+    size_t j = 0;
+#if defined(__AVX512F__)
+    for (; j + 8 <= w; j += 8)
+        _mm512_storeu_pd(acc + j, _mm512_add_pd(_mm512_loadu_pd(acc + j), _mm512_cvtps_pd(_mm256_loadu_ps(blk + j))));
+#elif defined(__AVX__)
+    for (; j + 4 <= w; j += 4)
+        _mm256_storeu_pd(acc + j, _mm256_add_pd(_mm256_loadu_pd(acc + j), _mm256_cvtps_pd(_mm_loadu_ps(blk + j))));
+#endif
+    for (; j < w; ++j) acc[j] += static_cast<double>(blk[j]);
+}
+
 // ------------------------------------------------------------------------------------------------
 // Accumulators per (op, dtype): floats sum/prod in f64, ints wrap in u64, max/min keep E.
 // ------------------------------------------------------------------------------------------------
@@ -234,7 +252,8 @@ void cols_acc(const E* p, size_t rows, size_t stride, size_t w, typename Acc<K, 
             const size_t r1 = std::min(rows, r0 + kRowBlock);
             std::memcpy(blk, p + r0 * stride, w * sizeof(E));
             for (size_t r = r0 + 1; r < r1; ++r) fold_into<typename R::F>(blk, p + r * stride, w);
-            for (size_t j = 0; j < w; ++j) acc[j] = R::combine(acc[j], static_cast<A>(blk[j]));
+            if constexpr (std::is_same_v<E, float> && std::is_same_v<typename R::F, FSum>) add_widen(acc, blk, w);
+            else for (size_t j = 0; j < w; ++j) acc[j] = R::combine(acc[j], static_cast<A>(blk[j]));
         }
     } else {
         for (size_t j = 0; j < w; ++j) acc[j] = R::identity();
@@ -462,7 +481,7 @@ ValIdx<E> scan_span(const E* p, size_t n) {
 
 /// Column arg-extremum over rows for w <= kColWidth columns.
 template <bool IsMax, class E, class Ix>
-void scan_cols(const E* p, size_t rows, size_t stride, size_t w, E* vo, Ix* io) {
+void scan_cols(const E* p, size_t rows, size_t stride, size_t w, int64_t base, E* vo, Ix* io) {
     alignas(64) E best[kColWidth];
     alignas(64) int64_t idx[kColWidth];
     std::memcpy(best, p, w * sizeof(E));
@@ -501,8 +520,42 @@ void scan_cols(const E* p, size_t rows, size_t stride, size_t w, E* vo, Ix* io) 
     }
     for (size_t j = 0; j < w; ++j) {
         vo[j] = best[j];
-        io[j] = static_cast<Ix>(idx[j]);
+        io[j] = static_cast<Ix>(base + idx[j]);
     }
+}
+
+/// (vo, io)[o, j] = arg-extremum over r of p[o, r, j] for a dense [outer, rows, inner] block.
+template <bool IsMax, class E, class Ix>
+void arg_middle(const E* p, size_t outer, size_t rows, size_t inner, E* vo, Ix* io) {
+    const ColPlan plan(outer, rows, inner);
+    if (plan.segs == 1) {
+        for_col_tasks(plan, outer, rows, inner, [&](size_t o, size_t, size_t j, size_t w, size_t, size_t) {
+            scan_cols<IsMax>(p + o * rows * inner + j, rows, inner, w, 0, vo + o * inner + j, io + o * inner + j);
+        });
+        return;
+    }
+    // Partial results per row segment, combined in segment order (ties keep the earlier row).
+    const size_t n = outer * inner;
+    std::vector<E> pv(plan.segs * n);
+    std::vector<int64_t> pi(plan.segs * n);
+    for_col_tasks(plan, outer, rows, inner, [&](size_t o, size_t seg, size_t j, size_t w, size_t r0, size_t r1) {
+        const size_t at = seg * n + o * inner + j;
+        scan_cols<IsMax>(p + (o * rows + r0) * inner + j, r1 - r0, inner, w, static_cast<int64_t>(r0),
+                         pv.data() + at, pi.data() + at);
+    });
+    parallel_for(n, kParallelGrain / plan.segs + 1, [&](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) {
+            E v = pv[i];
+            int64_t ix = pi[i];
+            for (size_t seg = 1; seg < plan.segs; ++seg)
+                if (better<IsMax>(pv[seg * n + i], v)) {
+                    v = pv[seg * n + i];
+                    ix = pi[seg * n + i];
+                }
+            vo[i] = v;
+            io[i] = static_cast<Ix>(ix);
+        }
+    });
 }
 
 template <bool IsMax, class E, class Ix>
@@ -523,17 +576,7 @@ void arg_dim_typed(const CpuTensor& t, size_t dim, E* vo, Ix* io) {
             });
             return;
         }
-        // Column strips only (no row split): ties must resolve to the first row.
-        const size_t w = std::min(inner, std::max<size_t>(64, std::min(kColWidth, (inner + 7) / 8)));
-        const size_t strips = (inner + w - 1) / w;
-        const size_t grain = std::max<size_t>(1, kParallelGrain / (rows * w));
-        parallel_for(outer * strips, grain, [&](size_t b, size_t e) {
-            for (size_t task = b; task < e; ++task) {
-                const size_t o = task / strips, j = (task % strips) * w;
-                scan_cols<IsMax>(p + o * rows * inner + j, rows, inner, std::min(w, inner - j),
-                                 vo + o * inner + j, io + o * inner + j);
-            }
-        });
+        arg_middle<IsMax, E, Ix>(p, outer, rows, inner, vo, io);
         return;
     }
     if (t.strides[dim] == 1 || rows == 1) {
