@@ -488,26 +488,28 @@ void scan_cols(const E* p, size_t rows, size_t stride, size_t w, int64_t base, E
     std::fill_n(idx, w, int64_t{0});
     size_t j0 = 0;
     if constexpr (kVec<E>) {
-        // Packets of columns; the row index is carried as an exact E value.
+        // Rows in memory order, packets of columns; the row index is carried as an exact E value.
         using P = Pk<E>;
         constexpr size_t L = ei::unpacket_traits<P>::size;
         if (rows < (size_t{1} << std::numeric_limits<E>::digits)) {
-            alignas(64) E fidx[L];
-            for (; j0 + L <= w; j0 += L) {
-                P b = ei::ploadu<P>(best + j0), bi = ei::pzero(b);
-                for (size_t r = 1; r < rows; ++r) {
-                    const P v = ei::ploadu<P>(p + r * stride + j0);
+            alignas(64) E fidx[kColWidth];
+            const size_t wv = w / L * L;
+            std::fill_n(fidx, wv, E(0));
+            for (size_t r = 1; r < rows; ++r) {
+                const E* row = p + r * stride;
+                const P pr = ei::pset1<P>(static_cast<E>(r));
+                for (size_t j = 0; j < wv; j += L) {
+                    const P v = ei::ploadu<P>(row + j), b = ei::pload<P>(best + j);
                     const P cmp = IsMax ? ei::pcmp_lt(b, v) : ei::pcmp_lt(v, b);
                     // Also replace when v is NaN and b is not (NaN counts as the extremum).
                     const P vnan = ei::pandnot(ei::ptrue(v), ei::pcmp_eq(v, v));
                     const P up = ei::por(cmp, ei::pand(vnan, ei::pcmp_eq(b, b)));
-                    b = ei::pselect(up, v, b);
-                    bi = ei::pselect(up, ei::pset1<P>(static_cast<E>(r)), bi);
+                    ei::pstore(best + j, ei::pselect(up, v, b));
+                    ei::pstore(fidx + j, ei::pselect(up, pr, ei::pload<P>(fidx + j)));
                 }
-                ei::pstoreu(best + j0, b);
-                ei::pstoreu(fidx, bi);
-                for (size_t k = 0; k < L; ++k) idx[j0 + k] = static_cast<int64_t>(fidx[k]);
             }
+            for (size_t j = 0; j < wv; ++j) idx[j] = static_cast<int64_t>(fidx[j]);
+            j0 = wv;
         }
     }
     for (size_t r = 1; r < rows; ++r) {
