@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "numeric_helpers.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -23,32 +24,7 @@ using burn::TensorData;
 using burn::testing::close_to;
 using burn::testing::equal_to;
 
-constexpr const char* kFile = "numeric";
-
-template <class B, std::size_t D, class K = Float>
-Tensor<B, D, K> input(const std::string& c, const std::string& name) {
-    return burn::testing::fixture_input<B, D, K>(kFile, c, name);
-}
-
-TensorData expected(const std::string& c, const std::string& name) {
-    return burn::testing::fixture_output(kFile, c, name);
-}
-
-/// The input `name` of case `c` in each stored layout (contiguous, transposed, flipped, step-2).
-template <class B, std::size_t D, class K = Float>
-std::vector<std::pair<std::string, Tensor<B, D, K>>> layouts(const std::string& c,
-                                                             const std::string& name) {
-    std::vector<std::pair<std::string, Tensor<B, D, K>>> v;
-    v.emplace_back("contiguous", input<B, D, K>(c, name));
-    const auto& ins = burn::testing::fixture(kFile, c).at("inputs");
-    if (ins.contains(name + "@T"))
-        v.emplace_back("transposed", input<B, D, K>(c, name + "@T").transpose());
-    if (ins.contains(name + "@flip"))
-        v.emplace_back("flipped", input<B, D, K>(c, name + "@flip").flip({0}));
-    if (ins.contains(name + "@step"))
-        v.emplace_back("step2", input<B, D, K>(c, name + "@step").slice({Slice(0, INT64_MAX, 2)}));
-    return v;
-}
+using namespace burn::testing::numeric;
 
 template <class B>
 Tensor<B, 2> apply(const std::string& op, Tensor<B, 2> x) {
