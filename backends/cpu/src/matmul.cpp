@@ -13,23 +13,25 @@
 // once) and the work is split with TBB, the pool every other kernel uses: the batch x (row or
 // column blocks) pieces are distributed with tbb::parallel_for; a single big product is cut into
 // as many row (or column) blocks as TBB has threads, each an independent single-threaded GEMM.
-// Measured on the 2-core AMD EPYC (Zen 4, AVX-512, KVM) development machine, GFLOP/s of two runs
-// (each the median of >= 1.5 s of calls; OpenBLAS 0.3.21 pthread, Eigen 3.4, g++ 12 -O3
-// -march=native; the FMA peak of the 2 cores is ~221). "OpenBLAS threads" is one cblas call from
-// the calling thread with OpenBLAS's own 2 threads (batched: one call per matrix, in turn):
+// Measured on the 2-core AMD EPYC (Zen 4, AVX-512, KVM) development machine, in GFLOP/s: two
+// runs where two figures are given, each the median of >= 1.5 s of calls (OpenBLAS 0.3.21
+// pthread, Eigen 3.4, g++ 12 -O3 -march=native; the FMA peak of the 2 cores is ~221). "OpenBLAS
+// threads" is one cblas call from the calling thread with OpenBLAS's own 2 threads (batched: one
+// call per matrix, in turn):
 //
-//   case                      TBB blocks (shipped)  OpenBLAS threads  Eigen, 1 call (1 thread)
-//   f32 256x256x256               201 / 188           133 / 139            69 / 69
-//   f32 512                       207 / 199           159 / 162            87 / 86
-//   f32 1024                      201 / 197           204 / 177            83 / 82
-//   f32 2048                      203 / 199           203 / 193            83 / 82
-//   f32 [32,128,128]x[32,128,128] 190 / 189            76 /  75            81 / 77
+//   case                      TBB blocks   OpenBLAS   OpenBLAS,  Eigen, 1 call
+//                             (shipped)    threads    1 thread   (1 thread)
+//   f32 256x256x256            201 / 188   133 / 139     103        69 / 69
+//   f32 512                    207 / 199   159 / 162     103        87 / 86
+//   f32 1024                   201 / 197   204 / 177     101        83 / 82
+//   f32 2048                   203 / 199   203 / 193     102        83 / 82
+//   f32 [32,128,128]^2         190 / 189    76 /  75      94        81 / 77
 //
 // Large single products tie; small and batched ones favour TBB. The decisive case is a matmul
 // followed by TBB work (512^3 product, then exp over 4M floats): with OpenBLAS threads the pair
 // took 14.4 / 10.2 ms against 8.1 ms for the two alone (OpenBLAS's idle threads spin and take the
-// cores from TBB's), with TBB blocks 8.4 / 8.5 ms against 8.2 / 8.3 ms. Eigen's GEMM reaches less
-// than half of OpenBLAS's speed here, so floats stay on OpenBLAS.
+// cores from TBB's), with TBB blocks 8.4 / 8.5 ms against 8.2 / 8.3 ms. Eigen's GEMM is 1.2-1.5x
+// slower than OpenBLAS's on one thread, so floats stay on OpenBLAS.
 // Build with -DBURN_MATMUL_OPENBLAS_THREADS to get the "OpenBLAS threads" variant back and
 // re-measure (bench/ has the cases).
 #include <cblas.h>
