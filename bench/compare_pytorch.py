@@ -66,10 +66,57 @@ CASES = {
     "random_normal/16M": (lambda: (), lambda: torch.randn(N16M // SIDE, SIDE)),
 }
 
+
+def conv_case(batch, cin, cout, side, padding, backward):
+    """Setup and op of a 3x3 conv2d case of bench/module_ops.cpp."""
+    import torch.nn.functional as F
+
+    def setup():
+        x = torch.rand(batch, cin, side, side) * 2 - 1
+        w = torch.rand(cout, cin, 3, 3) * 2 - 1
+        b = torch.rand(cout) * 2 - 1
+        if backward:
+            x.requires_grad_(); w.requires_grad_(); b.requires_grad_()
+        with torch.no_grad():
+            gy = torch.ones_like(F.conv2d(x, w, b, padding=padding))
+        return x, w, b, gy
+
+    def fwd(x, w, b, gy):
+        with torch.no_grad():
+            return F.conv2d(x, w, b, padding=padding)
+
+    def fwd_bwd(x, w, b, gy):
+        y = F.conv2d(x, w, b, padding=padding)
+        return torch.autograd.grad(y, (x, w, b), gy)
+
+    return setup, (fwd_bwd if backward else fwd)
+
+
+def module_cases():
+    import torch.nn.functional as F
+    cases = {}
+    for name, shape in {"guide1": (64, 1, 8, 28, 0), "guide2": (64, 8, 16, 26, 0),
+                        "resnet": (8, 64, 64, 56, 1)}.items():
+        cases[f"conv2d_{name}/fwd"] = conv_case(*shape, False)
+        cases[f"conv2d_{name}/fwd_bwd"] = conv_case(*shape, True)
+    pool_in = lambda: (torch.rand(64, 16, 24, 24) * 2 - 1,)
+    cases["max_pool2d/2x2_64x16x24x24"] = (pool_in, lambda x: F.max_pool2d(x, 2, 2))
+    cases["adaptive_avg_pool2d/8x8_64x16x24x24"] = (pool_in, lambda x: F.adaptive_avg_pool2d(x, 8))
+    cases["softmax/64x1000"] = (lambda: (torch.rand(64, 1000) * 8 - 4,), lambda x: torch.softmax(x, -1))
+    return cases
+
+
+CASES.update(module_cases())
+
 MATMUL_FLOPS = {
     "matmul/256": 2 * 256**3, "matmul/512": 2 * 512**3, "matmul/1024": 2 * 1024**3,
     "matmul/2048": 2 * 2048**3, "matmul_batched/32x128x128": 32 * 2 * 128**3,
 }
+for _name, (_b, _ci, _co, _side, _p) in {"guide1": (64, 1, 8, 28, 0), "guide2": (64, 8, 16, 26, 0),
+                                         "resnet": (8, 64, 64, 56, 1)}.items():
+    _out = _side + 2 * _p - 2
+    MATMUL_FLOPS[f"conv2d_{_name}/fwd"] = 2 * _b * _co * _out * _out * _ci * 9
+    MATMUL_FLOPS[f"conv2d_{_name}/fwd_bwd"] = 3 * MATMUL_FLOPS[f"conv2d_{_name}/fwd"]
 
 
 def time_torch(name, repeats, min_time):

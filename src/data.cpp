@@ -44,9 +44,44 @@ Tolerance Tolerance::decimal(int digits) {
 
 TensorData::TensorData(std::vector<std::uint8_t> bytes, Shape s, DType d)
     : shape(s), dtype(d), bytes_(std::move(bytes)) {
+    BURN_CHECK(dtype != DType::QInt8, "TensorData: qint8 data needs quantization parameters; "
+               "use TensorData::quantized");
     BURN_CHECK(bytes_.size() == shape.num_elements() * dtype_size(dtype), "TensorData: ",
                bytes_.size(), " bytes do not hold shape ", shape, " of ", dtype_name(dtype), " (",
                shape.num_elements() * dtype_size(dtype), " bytes expected)");
+}
+
+TensorData::TensorData(std::vector<std::uint8_t> bytes, Shape s, QuantizationInfo info)
+    : shape(s), dtype(info.scheme.dtype()), bytes_(std::move(bytes)) {
+    BURN_CHECK(bytes_.size() == shape.num_elements(), "TensorData::quantized: ", bytes_.size(),
+               " values do not fill shape ", shape, " (", shape.num_elements(), " elements)");
+    info.validate(shape, "TensorData::quantized");
+    qinfo_ = std::move(info);
+}
+
+TensorData TensorData::quantized(const std::vector<std::int8_t>& values, Shape s,
+                                 QuantizationInfo info) {
+    std::vector<std::uint8_t> bytes(values.size());
+    if (!values.empty()) std::memcpy(bytes.data(), values.data(), values.size());
+    return TensorData(std::move(bytes), s, std::move(info));
+}
+
+TensorData TensorData::dequantize() const {
+    if (!is_quantized()) return convert(DType::F32);
+    const QuantizationInfo& q = *qinfo_;
+    const std::size_t n = num_elements();
+    std::vector<float> out(n);
+    const auto* src = reinterpret_cast<const std::int8_t*>(bytes_.data());
+    // Elements [o * c_count * inner + c * inner, ... + inner) share range c.
+    const std::size_t channels = q.scheme.num_params(shape);
+    std::size_t inner = 1;
+    if (q.scheme.is_per_channel())
+        for (std::size_t d = q.scheme.axis + 1; d < shape.rank(); ++d) inner *= shape[d];
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t c = channels == 1 ? 0 : (i / inner) % channels;
+        out[i] = dequantize_value<float>(src[i], q.scales[c], q.offset(c));
+    }
+    return TensorData(std::move(out), shape);
 }
 
 TensorData TensorData::zeros(Shape s, DType d) {
@@ -56,6 +91,17 @@ TensorData TensorData::zeros(Shape s, DType d) {
 double TensorData::value_as_double(std::size_t i) const {
     BURN_CHECK(i < num_elements(), "TensorData::value_as_double: index ", i, " out of range for ",
                num_elements(), " elements");
+    if (is_quantized()) {
+        const QuantizationInfo& q = *qinfo_;
+        std::size_t c = 0;
+        if (q.scheme.is_per_channel()) {
+            std::size_t inner = 1;
+            for (std::size_t d = q.scheme.axis + 1; d < shape.rank(); ++d) inner *= shape[d];
+            c = (i / inner) % shape[q.scheme.axis];
+        }
+        const auto v = static_cast<std::int8_t>(bytes_[i]);
+        return dequantize_value<float>(v, q.scales[c], q.offset(c));
+    }
     return visit_dtype(dtype, [&](auto e) -> double {
         using E = decltype(e);
         E v;
@@ -67,7 +113,8 @@ double TensorData::value_as_double(std::size_t i) const {
 
 TensorData TensorData::convert(DType target) const {
     if (target == dtype) return *this;
-    BURN_CHECK(dtype != DType::QInt8 && target != DType::QInt8, "TensorData::convert: ",
+    if (is_quantized()) return dequantize().convert(target);
+    BURN_CHECK(target != DType::QInt8, "TensorData::convert: ",
                dtype_name(dtype), " -> ", dtype_name(target),
                " needs quantization parameters; use dequantize()/quantize()");
     const std::size_t n = num_elements();

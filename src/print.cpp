@@ -15,7 +15,7 @@ PrintOptions g_options;
 std::string format_value(const TensorData& d, std::size_t i, const PrintOptions& o) {
     const double v = d.value_as_double(i);
     if (d.dtype == DType::Bool) return v != 0.0 ? "true" : "false";
-    if (!is_float(d.dtype)) {
+    if (!is_float(d.dtype) && d.dtype != DType::QInt8) {  // qint8 prints its dequantized f32
         char buf[32];
         auto r = std::to_chars(buf, buf + sizeof buf, static_cast<long long>(v));
         return {buf, r.ptr};
@@ -101,7 +101,10 @@ std::string format_tensor(const TensorData& data, std::string_view device, std::
     out += ",\n  device:  " + std::string(device);
     out += ",\n  backend:  \"" + std::string(backend) + "\"";
     out += ",\n  kind:  \"" + std::string(kind) + "\"";
-    out += ",\n  dtype:  \"" + std::string(dtype_name(data.dtype)) + "\",\n}";
+    out += ",\n  dtype:  \"" + std::string(dtype_name(data.dtype)) + "\"";
+    if (data.is_quantized())
+        out += ",\n  qscheme:  \"" + data.quantization()->scheme.to_string() + "\"";
+    out += ",\n}";
     return out;
 }
 

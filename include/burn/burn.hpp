@@ -3,12 +3,18 @@
 // Backends have their own headers: <burn/backend/cpu.hpp>.
 #pragma once
 
+#include "burn/tensor/activation.hpp"
 #include "burn/tensor/backend.hpp"
+#include "burn/tensor/closeness.hpp"
 #include "burn/tensor/data.hpp"
 #include "burn/tensor/distribution.hpp"
 #include "burn/tensor/dtype.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/kind.hpp"
+#include "burn/tensor/module.hpp"
+#include "burn/tensor/module_options.hpp"
 #include "burn/tensor/print.hpp"
+#include "burn/tensor/quantization.hpp"
+#include "burn/tensor/quantization_scheme.hpp"
 #include "burn/tensor/shape.hpp"
 #include "burn/tensor/tensor.hpp"

@@ -139,4 +139,15 @@ inline To convert_value(From v) {
 /// Copies `src` (any strides, any stored dtype) into the dense buffer `dst` of dtype `dst_dtype`.
 void copy_into(const CpuTensor& src, void* dst, DType dst_dtype);
 
+/// Row-major GEMM on the calling thread: C = op(A) * op(B) + beta * C, with op = transpose when
+/// `ta` / `tb` (OpenBLAS, kept single-threaded; safe inside parallel_for). matmul.cpp.
+void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const float* a,
+          std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc);
+void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const double* a,
+          std::size_t lda, const double* b, std::size_t ldb, double beta, double* c,
+          std::size_t ldc);
+
+/// Number of worker threads of the current TBB arena.
+std::size_t num_threads();
+
 }  // namespace burn::cpu

@@ -246,6 +246,25 @@ void gemm_int(const Operand& A, const Operand& B, E* out, std::size_t nb, std::s
 
 }  // namespace
 
+void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const float* a,
+          std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc) {
+    init_blas_threads();
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
+                static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+}
+
+void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const double* a,
+          std::size_t lda, const double* b, std::size_t ldb, double beta, double* c,
+          std::size_t ldc) {
+    init_blas_threads();
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, a,
+                static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+}
+
+std::size_t num_threads() { return tbb_threads(); }
+
 CpuTensor matmul(CpuTensor lhs, CpuTensor rhs) {
     const std::size_t r = lhs.rank();
     BURN_CHECK(r >= 2 && rhs.rank() == r, "matmul: both operands need the same rank >= 2, got ",

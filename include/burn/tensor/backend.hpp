@@ -10,7 +10,9 @@
 // backend only as TensorData, so a backend's memory need not be host-accessible.
 #pragma once
 
+#include <array>
 #include <concepts>
+#include <optional>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -20,6 +22,7 @@
 
 #include "burn/tensor/data.hpp"
 #include "burn/tensor/distribution.hpp"
+#include "burn/tensor/module_options.hpp"
 #include "burn/tensor/shape.hpp"
 
 namespace burn {
@@ -186,6 +189,83 @@ concept BoolOps = requires(typename B::BoolTensor t, std::size_t d) {
     { B::bool_argwhere(t) } -> std::same_as<typename B::IntTensor>;
 };
 
+/// Module ops (Burn's ModuleOps): convolutions, pooling, interpolation, embedding, each with the
+/// backward kernels that Autodiff calls. Options are the structs of module_options.hpp; an
+/// optional bias or mask is a std::optional primitive.
+#define BURN_CONV_OPS_REQ(N)                                                                     \
+    { B::conv##N##d(t, t, ob, ConvOptions<N>{}) } -> std::same_as<T>;                           \
+    { B::conv##N##d_x_backward(t, t, t, ConvOptions<N>{}) } -> std::same_as<T>;                  \
+    { B::conv##N##d_weight_backward(t, t, t, ConvOptions<N>{}) } -> std::same_as<T>;             \
+    { B::conv##N##d_bias_backward(t, t, t) } -> std::same_as<T>;                                 \
+    { B::conv_transpose##N##d(t, t, ob, ConvTransposeOptions<N>{}) } -> std::same_as<T>;         \
+    { B::conv_transpose##N##d_x_backward(t, t, t, ConvTransposeOptions<N>{}) } -> std::same_as<T>; \
+    { B::conv_transpose##N##d_weight_backward(t, t, t, ConvTransposeOptions<N>{}) } -> std::same_as<T>; \
+    { B::conv_transpose##N##d_bias_backward(t, t, t) } -> std::same_as<T>;
+
+#define BURN_POOL_OPS_REQ(N)                                                                     \
+    { B::avg_pool##N##d(t, AvgPoolOptions<N>{}) } -> std::same_as<T>;                            \
+    { B::avg_pool##N##d_backward(t, t, AvgPoolOptions<N>{}) } -> std::same_as<T>;                \
+    { B::max_pool##N##d(t, MaxPoolOptions<N>{}) } -> std::same_as<T>;                            \
+    { B::max_pool##N##d_with_indices(t, MaxPoolOptions<N>{}) }                                   \
+        -> std::same_as<MaxPoolWithIndices<T, I>>;                                               \
+    { B::max_pool##N##d_with_indices_backward(t, MaxPoolOptions<N>{}, t, idx) } -> std::same_as<T>; \
+    { B::adaptive_avg_pool##N##d(t, std::array<std::size_t, N>{}) } -> std::same_as<T>;          \
+    { B::adaptive_avg_pool##N##d_backward(t, t) } -> std::same_as<T>;
+
+template <class B, class T = typename B::FloatTensor, class I = typename B::IntTensor>
+concept ModuleOps = requires(T t, std::optional<T> ob, I idx, std::array<std::size_t, 2> size2) {
+    BURN_CONV_OPS_REQ(1)
+    BURN_CONV_OPS_REQ(2)
+    BURN_CONV_OPS_REQ(3)
+    BURN_POOL_OPS_REQ(1)
+    BURN_POOL_OPS_REQ(2)
+    { B::adaptive_avg_pool3d(t, std::array<std::size_t, 3>{}) } -> std::same_as<T>;
+    { B::adaptive_avg_pool3d_backward(t, t) } -> std::same_as<T>;
+    { B::deform_conv2d(t, t, t, ob, ob, DeformConvOptions<2>{}) } -> std::same_as<T>;
+    { B::deform_conv2d_backward(t, t, t, ob, ob, t, DeformConvOptions<2>{}) }
+        -> std::same_as<DeformConv2dBackward<T>>;
+    { B::unfold4d(t, size2, UnfoldOptions{}) } -> std::same_as<T>;
+    { B::interpolate(t, size2, InterpolateOptions{}) } -> std::same_as<T>;
+    { B::interpolate_backward(t, t, size2, InterpolateOptions{}) } -> std::same_as<T>;
+    { B::embedding(t, idx) } -> std::same_as<T>;
+    { B::embedding_backward(t, t, idx) } -> std::same_as<T>;
+};
+
+#undef BURN_CONV_OPS_REQ
+#undef BURN_POOL_OPS_REQ
+
+/// Activation kernels (Burn's ActivationOps, plus softmax / log_softmax along a dim). The
+/// backward helpers take the forward's output (relu, sigmoid) or input (gelu, log_sigmoid).
+template <class B, class T = typename B::FloatTensor>
+concept ActivationOps = requires(T t, double s, std::size_t d) {
+    { B::relu(t) } -> std::same_as<T>;
+    { B::relu_backward(t, t) } -> std::same_as<T>;
+    { B::gelu(t) } -> std::same_as<T>;
+    { B::gelu_backward(t, t) } -> std::same_as<T>;
+    { B::sigmoid(t) } -> std::same_as<T>;
+    { B::sigmoid_backward(t, t) } -> std::same_as<T>;
+    { B::log_sigmoid(t) } -> std::same_as<T>;
+    { B::log_sigmoid_backward(t, t) } -> std::same_as<T>;
+    { B::hard_sigmoid(t, s, s) } -> std::same_as<T>;
+    { B::leaky_relu(t, s) } -> std::same_as<T>;
+    { B::softmax(t, d) } -> std::same_as<T>;
+    { B::log_softmax(t, d) } -> std::same_as<T>;
+};
+
+/// Quantization (Burn's QTensorOps, reduced to what the float API needs). `quantize` returns a
+/// quantized float primitive (int8 values + the parameters); `scale` holds one value per range
+/// (1, or shape[axis] for per-channel schemes) and `offset` the matching zero points (affine
+/// schemes only). Other float ops accept quantized primitives and compute on their dequantized
+/// values, returning ordinary float primitives; float_into_data of a quantized primitive returns
+/// QInt8 TensorData and float_from_data of QInt8 TensorData makes a quantized primitive.
+template <class B, class T = typename B::FloatTensor>
+concept QuantizationOps = requires(T t, const T& ct, const QuantizationScheme& scheme,
+                                   std::optional<typename B::IntTensor> offset) {
+    { B::quantize(t, scheme, t, offset) } -> std::same_as<T>;
+    { B::dequantize(t) } -> std::same_as<T>;
+    { B::float_is_quantized(ct) } -> std::same_as<bool>;
+};
+
 /// Backend-wide functions.
 template <class B>
 concept BackendControl = requires(const typename B::Device& dev, std::uint64_t seed) {
@@ -200,7 +280,8 @@ template <class B>
 concept Backend = BackendTypes<B> && concepts::FloatBasicOps<B> && concepts::IntBasicOps<B> &&
                   concepts::BoolBasicOps<B> && concepts::FloatNumericOps<B> &&
                   concepts::IntNumericOps<B> && concepts::FloatOps<B> && concepts::IntOps<B> &&
-                  concepts::BoolOps<B> && concepts::BackendControl<B>;
+                  concepts::BoolOps<B> && concepts::ModuleOps<B> && concepts::ActivationOps<B> &&
+                  concepts::QuantizationOps<B> && concepts::BackendControl<B>;
 
 /// A backend that records operations and computes gradients (implemented by Autodiff<B>).
 template <class B>
@@ -221,6 +302,12 @@ constexpr bool diagnose_backend() {
     static_assert(concepts::FloatOps<B>, "backend: a float-only op is missing (exp, matmul, ...)");
     static_assert(concepts::IntOps<B>, "backend: an int-only op is missing (arange, into_float, ...)");
     static_assert(concepts::BoolOps<B>, "backend: a bool-only op is missing (not, argwhere, ...)");
+    static_assert(concepts::ModuleOps<B>, "backend: a module op is missing (conv2d, max_pool2d, "
+                                          "interpolate, embedding, their backward, ...)");
+    static_assert(concepts::ActivationOps<B>, "backend: an activation op is missing (relu, gelu, "
+                                              "sigmoid, softmax, their backward, ...)");
+    static_assert(concepts::QuantizationOps<B>, "backend: a quantization op is missing (quantize, "
+                                                "dequantize, float_is_quantized)");
     static_assert(concepts::BackendControl<B>, "backend: seed(u64) or sync(device) is missing");
     return true;
 }

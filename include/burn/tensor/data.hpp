@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "burn/tensor/dtype.hpp"
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/quantization_scheme.hpp"
 #include "burn/tensor/shape.hpp"
 
 namespace burn {
@@ -36,7 +38,9 @@ struct Tolerance {
 };
 
 /// Host-side data of a tensor: row-major bytes + shape + dtype. Every value entering or leaving a
-/// backend passes through a TensorData.
+/// backend passes through a TensorData. Quantized (QInt8) data holds one int8 value per element
+/// plus its QuantizationInfo (scheme, scales, offsets); read as numbers (value_as_double, to_vec,
+/// convert, assert_approx_eq, printing) it yields the dequantized values.
 class TensorData {
 public:
     Shape shape;
@@ -55,8 +59,13 @@ public:
             std::memcpy(bytes_.data(), values.data(), bytes_.size());
         }
     }
-    /// Raw bytes (little-endian, dtype_size(d) per element).
+    /// Raw bytes (little-endian, dtype_size(d) per element). Not for QInt8 (use quantized()).
     TensorData(std::vector<std::uint8_t> bytes, Shape s, DType d);
+    /// Quantized data: one int8 value per byte and the parameters (validated against `s`).
+    TensorData(std::vector<std::uint8_t> bytes, Shape s, QuantizationInfo info);
+    /// Quantized data from its int8 values (row-major) and parameters.
+    static TensorData quantized(const std::vector<std::int8_t>& values, Shape s,
+                                QuantizationInfo info);
 
     /// A rank-1 TensorData from a list: TensorData::from<float>({1, 2, 3}).
     template <Element E>
@@ -87,6 +96,19 @@ public:
     std::span<std::uint8_t> bytes_mut() { return bytes_; }
     std::vector<std::uint8_t> into_bytes() && { return std::move(bytes_); }
 
+    /// Whether this is quantized (QInt8) data.
+    bool is_quantized() const { return qinfo_.has_value(); }
+    /// The quantization parameters; empty unless quantized.
+    const std::optional<QuantizationInfo>& quantization() const { return qinfo_; }
+    /// The stored int8 values of quantized data.
+    std::span<const std::int8_t> q_values() const {
+        BURN_CHECK(is_quantized(), "TensorData::q_values: data has dtype ", dtype_name(dtype),
+                   ", not qint8");
+        return {reinterpret_cast<const std::int8_t*>(bytes_.data()), num_elements()};
+    }
+    /// The values of quantized data as f32: (q - offset) * scale. Other data: convert(F32).
+    TensorData dequantize() const;
+
     /// The values as E; the dtype must be E's exactly.
     template <Element E>
     std::span<const E> as_span() const {
@@ -109,15 +131,17 @@ public:
         auto s = c.template as_span<E>();
         return {s.begin(), s.end()};
     }
-    /// Element i as a double, whatever the dtype.
+    /// Element i as a double, whatever the dtype (the dequantized f32 value for QInt8).
     double value_as_double(std::size_t i) const;
 
     /// The same values in `target` dtype (floats round to nearest even; float->int truncates).
+    /// Quantized data is dequantized first; converting to QInt8 needs quantize() instead.
     TensorData convert(DType target) const;
 
-    /// Same shape, dtype and bytes.
+    /// Same shape, dtype and bytes (and quantization parameters).
     friend bool operator==(const TensorData& a, const TensorData& b) {
-        return a.shape == b.shape && a.dtype == b.dtype && a.bytes_ == b.bytes_;
+        return a.shape == b.shape && a.dtype == b.dtype && a.bytes_ == b.bytes_ &&
+               a.qinfo_ == b.qinfo_;
     }
 
     /// Throws burn::Error unless shapes match and every value is within tolerance (values are
@@ -150,6 +174,7 @@ private:
         }
     }
     std::vector<std::uint8_t> bytes_;
+    std::optional<QuantizationInfo> qinfo_;
 };
 
 std::ostream& operator<<(std::ostream& os, const TensorData& d);

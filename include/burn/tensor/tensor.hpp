@@ -26,12 +26,15 @@
 #include "burn/tensor/distribution.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/kind.hpp"
+#include "burn/tensor/quantization_scheme.hpp"
 #include "burn/tensor/shape.hpp"
 
 namespace burn {
 
 template <BackendTypes B, std::size_t D, class K = Float>
 class Tensor;
+template <BackendTypes B>
+struct QuantizationParameters;  // quantization.hpp
 
 namespace detail {
 
@@ -269,7 +272,12 @@ public:
     }
     std::size_t num_elements() const { return shape().num_elements(); }
     Device device() const { return Ops::device(prim_); }
-    DType dtype() const { return kind_dtype<B, K>(); }
+    /// The element type: the backend's type of the kind, or QInt8 for a quantized float tensor.
+    DType dtype() const {
+        if constexpr (std::same_as<K, Float>)
+            if (B::float_is_quantized(prim_)) return DType::QInt8;
+        return kind_dtype<B, K>();
+    }
     Tensor to_device(const Device& device) const { return Tensor(Ops::to_device(prim_, device)); }
 
     TensorData to_data() const { return Ops::into_data(prim_); }
@@ -1074,6 +1082,26 @@ public:
         return t;
     }
 
+    // ------------------------------------------------------------------ quantization
+    // int8 quantization (quantization.hpp has the schemes, the formulas and the calibration).
+    // Ops other than these on a quantized tensor dequantize it and compute in float; their
+    // results are ordinary float tensors (call quantize again to store int8).
+
+    /// Quantizes with `scheme` and its parameters: one scale (and, for affine schemes, one
+    /// offset) per tensor, or per index along the scheme's axis.
+    Tensor quantize(const QuantizationScheme& scheme,
+                    const QuantizationParameters<B>& qparams) const requires std::same_as<K, Float>;
+    /// Quantizes with parameters computed from this tensor's range (MinMaxCalibration).
+    Tensor quantize_dynamic(const QuantizationScheme& scheme) const requires std::same_as<K, Float>;
+    /// The float values (q - offset) * scale of a quantized tensor; other tensors are returned as
+    /// they are.
+    Tensor dequantize() const requires std::same_as<K, Float> {
+        return Tensor(B::dequantize(prim_));
+    }
+    bool is_quantized() const requires std::same_as<K, Float> {
+        return B::float_is_quantized(prim_);
+    }
+
     // ------------------------------------------------------------------ int-only ops
     /// One-hot encoding along a new last dim (values must be in [0, num_classes)).
     template <std::size_t D2 = D + 1>
@@ -1251,3 +1279,6 @@ Tensor<B, D, K> cat(std::vector<Tensor<B, D, K>> tensors, std::int64_t dim) {
 }
 
 }  // namespace burn
+
+// The definitions of Tensor::quantize and quantize_dynamic.
+#include "burn/tensor/quantization.hpp"

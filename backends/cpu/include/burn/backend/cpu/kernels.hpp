@@ -3,6 +3,7 @@
 // Cpu<F, I> forwards to these; user code never needs them directly.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -12,6 +13,7 @@
 #include "burn/backend/cpu/tensor.hpp"
 #include "burn/tensor/data.hpp"
 #include "burn/tensor/distribution.hpp"
+#include "burn/tensor/module_options.hpp"
 
 namespace burn::cpu {
 
@@ -98,5 +100,88 @@ void seed(std::uint64_t seed);
 CpuTensor random(const Shape& shape, const Distribution& dist, DType dtype);
 /// Batched matrix product over the last two dims, broadcasting batch dims.
 CpuTensor matmul(CpuTensor lhs, CpuTensor rhs);
+
+// ---- module ops: convolution (conv.cpp, deform_conv.cpp), pooling (pool.cpp), interpolation
+// (interpolate.cpp), embedding and unfold (nn_misc.cpp). Inputs are validated by burn::module::;
+// these take any strides. The spatial rank is x.rank() - 2 (1 to 3). ----
+
+/// Spatial parameters of a convolution or pooling over `n` spatial dims (entries >= n unused).
+struct SpatialArgs {
+    std::size_t n = 0;
+    std::array<std::size_t, 3> kernel{};  ///< pooling window (convolutions read the weight)
+    std::array<std::size_t, 3> stride{1, 1, 1};
+    std::array<std::size_t, 3> padding{};
+    std::array<std::size_t, 3> dilation{1, 1, 1};
+    std::array<std::size_t, 3> padding_out{};  ///< transposed convolution only
+    std::size_t groups = 1;                    ///< weight groups
+    std::size_t offset_groups = 1;             ///< deformable convolution only
+    bool ceil_mode = false;
+    bool count_include_pad = true;
+};
+
+/// x [b, c_in, s...] * w [c_out, c_in / groups, k...] (+ bias [c_out]) -> [b, c_out, o...].
+CpuTensor conv(CpuTensor x, CpuTensor w, std::optional<CpuTensor> bias, const SpatialArgs& a);
+/// Gradient of conv with respect to x (shape of x) and to w (shape of w).
+CpuTensor conv_x_backward(CpuTensor x, CpuTensor w, CpuTensor grad, const SpatialArgs& a);
+CpuTensor conv_weight_backward(CpuTensor x, CpuTensor w, CpuTensor grad, const SpatialArgs& a);
+/// Sum of grad over every dim except dim 1: the bias gradient of conv and conv_transpose.
+CpuTensor conv_bias_backward(CpuTensor grad);
+/// x [b, c_in, s...], w [c_in, c_out / groups, k...] (+ bias [c_out]) -> [b, c_out, o...].
+CpuTensor conv_transpose(CpuTensor x, CpuTensor w, std::optional<CpuTensor> bias,
+                         const SpatialArgs& a);
+CpuTensor conv_transpose_x_backward(CpuTensor x, CpuTensor w, CpuTensor grad, const SpatialArgs& a);
+CpuTensor conv_transpose_weight_backward(CpuTensor x, CpuTensor w, CpuTensor grad,
+                                         const SpatialArgs& a);
+/// torchvision.ops.deform_conv2d (a.n == 2; a.groups = weight groups).
+CpuTensor deform_conv2d(CpuTensor x, CpuTensor offset, CpuTensor w, std::optional<CpuTensor> mask,
+                        std::optional<CpuTensor> bias, const SpatialArgs& a);
+DeformConv2dBackward<CpuTensor> deform_conv2d_backward(CpuTensor x, CpuTensor offset, CpuTensor w,
+                                                       std::optional<CpuTensor> mask,
+                                                       std::optional<CpuTensor> bias,
+                                                       CpuTensor grad, const SpatialArgs& a);
+/// im2col: x [b, c, h, w] -> [b, c * kh * kw, L] (a.kernel is the window).
+CpuTensor unfold4d(CpuTensor x, const SpatialArgs& a);
+
+/// Pooling over n = 1 or 2 spatial dims (adaptive: 1 to 3). a.kernel is the window.
+CpuTensor avg_pool(CpuTensor x, const SpatialArgs& a);
+CpuTensor avg_pool_backward(CpuTensor x, CpuTensor grad, const SpatialArgs& a);
+/// Max pooling; the indices (dtype `index_dtype`, flattened over each plane's spatial dims) are
+/// only computed when `with_indices`, otherwise the second tensor is empty.
+std::pair<CpuTensor, CpuTensor> max_pool(CpuTensor x, const SpatialArgs& a, bool with_indices,
+                                         DType index_dtype);
+CpuTensor max_pool_backward(CpuTensor x, CpuTensor grad, CpuTensor indices, const SpatialArgs& a);
+CpuTensor adaptive_avg_pool(CpuTensor x, std::span<const std::size_t> output_size);
+CpuTensor adaptive_avg_pool_backward(CpuTensor x, CpuTensor grad);
+
+/// x [b, c, h, w] resized to output_size (PyTorch's F.interpolate semantics).
+CpuTensor interpolate(CpuTensor x, std::array<std::size_t, 2> output_size,
+                      const InterpolateOptions& options);
+CpuTensor interpolate_backward(CpuTensor x, CpuTensor grad, std::array<std::size_t, 2> output_size,
+                               const InterpolateOptions& options);
+
+/// weights [n, d] looked up by indices [...] -> [..., d]; the backward accumulates grad rows.
+CpuTensor embedding(CpuTensor weights, CpuTensor indices);
+CpuTensor embedding_backward(CpuTensor weights, CpuTensor grad, CpuTensor indices);
+
+// ---- activations (activation.cpp) ----
+enum class Activation { Relu, Gelu, Sigmoid, LogSigmoid, HardSigmoid, LeakyRelu };
+/// Element-wise activation; HardSigmoid uses (alpha, beta), LeakyRelu alpha as the slope.
+CpuTensor activation(Activation op, CpuTensor x, double alpha = 0.0, double beta = 0.0);
+/// Backward of Relu and Sigmoid from the forward's output, of Gelu and LogSigmoid from its input.
+CpuTensor activation_backward(Activation op, CpuTensor saved, CpuTensor grad);
+/// softmax (or log_softmax) along `dim`, max-subtracted.
+CpuTensor softmax(CpuTensor x, std::size_t dim, bool log);
+
+// ---- int8 quantization (quantize.cpp) ----
+/// A quantized tensor (dtype QInt8, dense, `qinfo` set) from float `t`: q = clamp(round_half_even(
+/// x * (1 / scale)) + offset, -128, 127) with `scale` (read as f32) and `offset` (read as i32)
+/// holding one value per range of `scheme`. Arguments are valid (checked by Tensor::quantize).
+CpuTensor quantize(CpuTensor t, const QuantizationScheme& scheme, CpuTensor scale,
+                   std::optional<CpuTensor> offset);
+/// The float tensor of dtype `float_dtype` with values (q - offset) * scale.
+CpuTensor dequantize(const CpuTensor& t, DType float_dtype);
+/// Quantized TensorData <-> quantized tensor (values and parameters kept as they are).
+CpuTensor quantized_from_data(const TensorData& data);
+TensorData quantized_into_data(const CpuTensor& t);
 
 }  // namespace burn::cpu

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "burn/tensor/dtype.hpp"
+#include "burn/tensor/quantization_scheme.hpp"
 #include "burn/tensor/shape.hpp"
 
 namespace burn {
@@ -68,12 +69,15 @@ inline Strides contiguous_strides(const Shape& shape) {
 /// The CPU primitive for every kind: float, int and bool (stored as one byte) tensors.
 /// Copying shares the buffer. Strides and offset count elements; strides may be 0 (broadcast
 /// view) or negative (flip view).
+/// A quantized float tensor has dtype QInt8 (one int8 per element, dense row-major) and `qinfo`
+/// set; every other tensor has a null `qinfo`.
 struct CpuTensor {
     std::shared_ptr<Buffer> buffer;
     Shape shape;
     Strides strides{};
     std::int64_t offset = 0;
     DType dtype = DType::F32;
+    std::shared_ptr<const QuantizationInfo> qinfo;
 
     std::size_t num_elements() const { return shape.num_elements(); }
     std::size_t rank() const { return shape.rank(); }

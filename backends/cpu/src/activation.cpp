@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Activation kernels: fused element-wise activations (relu, leaky_relu, gelu, sigmoid,
+// hard_sigmoid, log_sigmoid), their backward helpers, and softmax / log_softmax along any dim.
+//
+// The element-wise ones are op functors run by the drivers of elementwise.hpp (SIMD over dense
+// rows, strided operands gathered, threads over large tensors, output written in place into a
+// uniquely owned input). Every formula is the numerically stable one: sigmoid and log_sigmoid go
+// through exp(-|x|), which never overflows, and NaN inputs give NaN as in PyTorch.
+//
+// softmax works on rows that stay in cache: along the last dim one row at a time (max, exp + sum,
+// scale), along another dim by blocks of columns of the [outer, n, inner] layout, vectorised
+// across the columns (no transpose).
+#include <cmath>
+#include <limits>
+
+#include "elementwise.hpp"
+
+namespace burn::cpu {
+using namespace ew;  // NOLINT(google-build-using-namespace): private kernel machinery
+
+namespace {
+
+// ------------------------------------------------------------------------------------------------
+// Packet helpers
+// ------------------------------------------------------------------------------------------------
+
+template <class P>
+using Scalar = typename ei::unpacket_traits<P>::type;
+
+/// exp of every lane, exact at the edges of the range (overflow to inf, subnormal results, 0):
+/// the AVX-512 float exp where available, otherwise Eigen's with the lanes near its clamping
+/// limits redone by std::exp.
+template <class P>
+P exp_full(const P& x) {
+    P y;
+    if (UExp{}.checked(x, y)) return y;
+    constexpr std::size_t L = ei::unpacket_traits<P>::size;
+    alignas(64) Scalar<P> buf[L];
+    ei::pstoreu(buf, x);
+    for (std::size_t i = 0; i < L; ++i) buf[i] = std::exp(buf[i]);
+    return ei::ploadu<P>(buf);
+}
+
+/// log1p(u) for u >= 0 (or NaN): log(1 + u) * u / ((1 + u) - 1), which cancels the rounding of
+/// 1 + u (Goldberg's trick), and u itself where 1 + u rounds to 1.
+template <class P>
+P log1p_pos(const P& u) {
+    const P one = ei::pset1<P>(Scalar<P>(1));
+    const P w = ei::padd(one, u);
+    const P d = ei::psub(w, one);
+    const P r = ei::pmul(ei::plog(w), ei::pdiv(u, d));
+    return ei::pselect(ei::pcmp_eq(d, ei::pzero(d)), u, r);
+}
+
+template <class E>
+inline constexpr E kSqrt1_2 = E(0.707106781186547524400844362104849039);
+template <class E>
+inline constexpr E kInvSqrt2Pi = E(0.398942280401432677939946059934381868);
+
+template <class E>
+inline constexpr bool kVecErf = kVec<E> && ei::packet_traits<E>::HasErf;
+template <class E>
+inline constexpr bool kVecExpLog = kVec<E> && ei::packet_traits<E>::HasExp && ei::packet_traits<E>::HasLog;
+
+// ------------------------------------------------------------------------------------------------
+// Forward functors (the unary op protocol of elementwise.hpp)
+// ------------------------------------------------------------------------------------------------
+
+/// max(x, 0); NaN stays NaN.
+struct ARelu {
+    BURN_UNCHECKED
+    template <class E> static constexpr bool vec = kVec<E>;
+    template <class E> E scalar(E x) const { return x < E(0) ? E(0) : x; }
+    template <class P> P packet(const P& x) const {
+        return ei::pselect(ei::pcmp_lt(x, ei::pzero(x)), ei::pzero(x), x);
+    }
+};
+
+/// x > 0 ? x : slope * x.
+template <class E>
+struct ALeakyRelu {
+    BURN_UNCHECKED
+    E slope;
+    template <class T> static constexpr bool vec = kVec<T>;
+    template <class T> E scalar(T x) const { return x > E(0) ? x : x * slope; }
+    template <class P> P packet(const P& x) const {
+        return ei::pselect(ei::pcmp_lt(ei::pzero(x), x), x, ei::pmul(x, ei::pset1<P>(slope)));
+    }
+};
+
+/// clamp(alpha * x + beta, 0, 1), NaN propagating.
+template <class E>
+struct AHardSigmoid {
+    BURN_UNCHECKED
+    E alpha, beta;
+    template <class T> static constexpr bool vec = kVec<T>;
+    template <class T> E scalar(T x) const { return min_nan<E>(max_nan<E>(alpha * x + beta, E(0)), E(1)); }
+    template <class P> P packet(const P& x) const {
+        const P y = ei::padd(ei::pmul(ei::pset1<P>(alpha), x), ei::pset1<P>(beta));
+        return ei::pmin<Eigen::PropagateNaN>(ei::pmax<Eigen::PropagateNaN>(y, ei::pzero(y)),
+                                             ei::pset1<P>(Scalar<P>(1)));
+    }
+};
+
+/// x / 2 * (1 + erf(x / sqrt(2))), PyTorch's exact form.
+struct AGelu {
+    BURN_UNCHECKED
+    template <class E> static constexpr bool vec = kVecErf<E>;
+    template <class E> E scalar(E x) const {
+        return x * E(0.5) * (E(1) + std::erf(x * kSqrt1_2<E>));
+    }
+    template <class P> P packet(const P& x) const {
+        using S = Scalar<P>;
+        const P cdf = ei::padd(ei::pset1<P>(S(1)), ei::perf(ei::pmul(x, ei::pset1<P>(kSqrt1_2<S>))));
+        return ei::pmul(ei::pmul(x, ei::pset1<P>(S(0.5))), cdf);
+    }
+};
+
+/// 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: exp only ever sees -|x|.
+struct ASigmoid {
+    BURN_UNCHECKED
+    template <class E> static constexpr bool vec = kVec<E> && ei::packet_traits<E>::HasExp;
+    template <class E> E scalar(E x) const {
+        if (x >= E(0)) return E(1) / (E(1) + std::exp(-x));
+        const E e = std::exp(x);
+        return e / (E(1) + e);
+    }
+    template <class P> P packet(const P& x) const {
+        const P e = exp_full(ei::pnegate(ei::pabs(x)));
+        const P r = ei::pdiv(ei::pset1<P>(Scalar<P>(1)), ei::padd(ei::pset1<P>(Scalar<P>(1)), e));
+        return ei::pselect(ei::pcmp_lt(x, ei::pzero(x)), ei::pmul(e, r), r);
+    }
+};
+
+/// log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): finite for every finite x.
+struct ALogSigmoid {
+    BURN_UNCHECKED
+    template <class E> static constexpr bool vec = kVecExpLog<E>;
+    template <class E> E scalar(E x) const {
+        return std::min(x, E(0)) - std::log1p(std::exp(-std::fabs(x)));
+    }
+    template <class P> P packet(const P& x) const {
+        const P t = log1p_pos(exp_full(ei::pnegate(ei::pabs(x))));
+        return ei::psub(ei::pmin<Eigen::PropagateNaN>(x, ei::pzero(x)), t);
+    }
+};
+
+// ------------------------------------------------------------------------------------------------
+// Backward functors (the binary op protocol): a = saved tensor, b = incoming gradient
+// ------------------------------------------------------------------------------------------------
+
+/// From relu's output: 0 where out <= 0, grad elsewhere (a NaN output passes grad, as PyTorch's
+/// threshold_backward).
+struct BReluBackward {
+    template <class E> static constexpr bool vec = kVec<E>;
+    template <class E> E scalar(E out, E g) const { return out <= E(0) ? E(0) : g; }
+    template <class P> P packet(const P& out, const P& g) const {
+        return ei::pselect(ei::pcmp_le(out, ei::pzero(out)), ei::pzero(g), g);
+    }
+};
+
+/// From sigmoid's output y: grad * y * (1 - y).
+struct BSigmoidBackward {
+    template <class E> static constexpr bool vec = kVec<E>;
+    template <class E> E scalar(E y, E g) const { return g * (E(1) - y) * y; }
+    template <class P> P packet(const P& y, const P& g) const {
+        return ei::pmul(ei::pmul(g, ei::psub(ei::pset1<P>(Scalar<P>(1)), y)), y);
+    }
+};
+
+/// From gelu's input: grad * (Phi(x) + x * phi(x)).
+struct BGeluBackward {
+    template <class E> static constexpr bool vec = kVecErf<E> && ei::packet_traits<E>::HasExp;
+    template <class E> E scalar(E x, E g) const {
+        const E cdf = E(0.5) * (E(1) + std::erf(x * kSqrt1_2<E>));
+        const E pdf = std::exp(E(-0.5) * x * x) * kInvSqrt2Pi<E>;
+        return g * (cdf + x * pdf);
+    }
+    template <class P> P packet(const P& x, const P& g) const {
+        using S = Scalar<P>;
+        const P half = ei::pset1<P>(S(0.5));
+        const P cdf = ei::pmul(half, ei::padd(ei::pset1<P>(S(1)),
+                                              ei::perf(ei::pmul(x, ei::pset1<P>(kSqrt1_2<S>)))));
+        const P pdf = ei::pmul(exp_full(ei::pnegate(ei::pmul(half, ei::pmul(x, x)))),
+                               ei::pset1<P>(kInvSqrt2Pi<S>));
+        return ei::pmul(g, ei::padd(cdf, ei::pmul(x, pdf)));
+    }
+};
+
+/// From log_sigmoid's input: grad * sigmoid(-x), through exp(-|x|).
+struct BLogSigmoidBackward {
+    template <class E> static constexpr bool vec = kVec<E> && ei::packet_traits<E>::HasExp;
+    template <class E> E scalar(E x, E g) const {
+        const E e = std::exp(-std::fabs(x));
+        const E r = E(1) / (E(1) + e);
+        return g * (x >= E(0) ? e * r : (x < E(0) ? r : x));  // NaN x: NaN
+    }
+    template <class P> P packet(const P& x, const P& g) const {
+        const P e = exp_full(ei::pnegate(ei::pabs(x)));
+        const P r = ei::pdiv(ei::pset1<P>(Scalar<P>(1)), ei::padd(ei::pset1<P>(Scalar<P>(1)), e));
+        return ei::pmul(g, ei::pselect(ei::pcmp_lt(x, ei::pzero(x)), r, ei::pmul(e, r)));
+    }
+};
+
+const char* activation_name(Activation op) {
+    switch (op) {
+        case Activation::Relu: return "relu";
+        case Activation::Gelu: return "gelu";
+        case Activation::Sigmoid: return "sigmoid";
+        case Activation::LogSigmoid: return "log_sigmoid";
+        case Activation::HardSigmoid: return "hard_sigmoid";
+        case Activation::LeakyRelu: return "leaky_relu";
+    }
+    return "activation";
+}
+
+// ------------------------------------------------------------------------------------------------
+// softmax
+// ------------------------------------------------------------------------------------------------
+
+/// Elements per task of the softmax loops (each element costs an exp: smaller than the grain of
+/// the cheap element-wise ops).
+constexpr std::size_t kSoftmaxGrain = 8192;
+/// Columns per block of the strided (not last dim) softmax.
+constexpr std::size_t kColumnBlock = 256;
+
+/// softmax / log_softmax of each of `rows` dense rows of length n (in may equal out).
+template <class E>
+void softmax_rows(const E* in, E* out, std::size_t rows, std::size_t n, bool log) {
+    for (std::size_t r = 0; r < rows; ++r) {
+        const E* x = in + r * n;
+        E* y = out + r * n;
+        std::size_t i = 0;
+        // Pass 1: the max (a NaN anywhere makes the sum, hence the whole row, NaN below).
+        E m = -std::numeric_limits<E>::infinity();
+        if constexpr (kVec<E>) {
+            using P = Pk<E>;
+            constexpr std::size_t L = ei::unpacket_traits<P>::size;
+            if (n >= 2 * L) {
+                P m0 = ei::ploadu<P>(x), m1 = ei::ploadu<P>(x + L);
+                for (i = 2 * L; i + 2 * L <= n; i += 2 * L) {
+                    m0 = ei::pmax(m0, ei::ploadu<P>(x + i));
+                    m1 = ei::pmax(m1, ei::ploadu<P>(x + i + L));
+                }
+                m = ei::predux_max(ei::pmax(m0, m1));
+            }
+        }
+        for (; i < n; ++i) m = x[i] > m ? x[i] : m;
+        if (n > 0 && std::isnan(m)) {  // a max that saw a NaN: the row is NaN
+            std::fill_n(y, n, m);
+            continue;
+        }
+        // Pass 2: sum of exp(x - m); softmax stores the exponentials.
+        E s = 0;
+        i = 0;
+        if constexpr (kVec<E> && ei::packet_traits<E>::HasExp) {
+            using P = Pk<E>;
+            constexpr std::size_t L = ei::unpacket_traits<P>::size;
+            const P pm = ei::pset1<P>(m);
+            P s0 = ei::pzero(pm), s1 = ei::pzero(pm);
+            for (; i + 2 * L <= n; i += 2 * L) {
+                const P e0 = exp_full(ei::psub(ei::ploadu<P>(x + i), pm));
+                const P e1 = exp_full(ei::psub(ei::ploadu<P>(x + i + L), pm));
+                if (!log) {
+                    ei::pstoreu(y + i, e0);
+                    ei::pstoreu(y + i + L, e1);
+                }
+                s0 = ei::padd(s0, e0);
+                s1 = ei::padd(s1, e1);
+            }
+            s = ei::predux(ei::padd(s0, s1));
+        }
+        for (; i < n; ++i) {
+            const E e = std::exp(x[i] - m);
+            if (!log) y[i] = e;
+            s += e;
+        }
+        // Pass 3: scale, or shift by log(sum).
+        if (!log) {
+            const E inv = E(1) / s;
+            i = 0;
+            if constexpr (kVec<E>) {
+                using P = Pk<E>;
+                constexpr std::size_t L = ei::unpacket_traits<P>::size;
+                const P pinv = ei::pset1<P>(inv);
+                for (; i + L <= n; i += L) ei::pstoreu(y + i, ei::pmul(ei::ploadu<P>(y + i), pinv));
+            }
+            for (; i < n; ++i) y[i] *= inv;
+        } else {
+            const E ls = std::log(s);
+            i = 0;
+            if constexpr (kVec<E>) {
+                using P = Pk<E>;
+                constexpr std::size_t L = ei::unpacket_traits<P>::size;
+                const P pm = ei::pset1<P>(m), pls = ei::pset1<P>(ls);
+                for (; i + L <= n; i += L)
+                    ei::pstoreu(y + i, ei::psub(ei::psub(ei::ploadu<P>(x + i), pm), pls));
+            }
+            for (; i < n; ++i) y[i] = (x[i] - m) - ls;
+        }
+    }
+}
+
+/// softmax / log_softmax along the middle dim of a dense [n, inner] slab, for the columns
+/// [c0, c0 + w): every pass runs along a contiguous row segment of w columns. `acc` holds 2 * w
+/// scratch values.
+template <class E>
+void softmax_columns(const E* in, E* out, std::size_t n, std::size_t inner, std::size_t c0,
+                     std::size_t w, bool log, E* acc) {
+    E* m = acc;
+    E* s = acc + w;
+    const E* x0 = in + c0;
+    E* y0 = out + c0;
+    // Pass 1: column max, NaN propagating.
+    std::copy_n(x0, w, m);
+    for (std::size_t k = 1; k < n; ++k) {
+        const E* x = x0 + k * inner;
+        std::size_t j = 0;
+        if constexpr (kVec<E>) {
+            using P = Pk<E>;
+            constexpr std::size_t L = ei::unpacket_traits<P>::size;
+            for (; j + L <= w; j += L)
+                ei::pstoreu(m + j, ei::pmax<Eigen::PropagateNaN>(ei::ploadu<P>(m + j),
+                                                                 ei::ploadu<P>(x + j)));
+        }
+        for (; j < w; ++j) m[j] = max_nan(m[j], x[j]);
+    }
+    // Pass 2: column sums of exp(x - m).
+    std::fill_n(s, w, E(0));
+    for (std::size_t k = 0; k < n; ++k) {
+        const E* x = x0 + k * inner;
+        E* y = y0 + k * inner;
+        std::size_t j = 0;
+        if constexpr (kVec<E> && ei::packet_traits<E>::HasExp) {
+            using P = Pk<E>;
+            constexpr std::size_t L = ei::unpacket_traits<P>::size;
+            for (; j + L <= w; j += L) {
+                const P e = exp_full(ei::psub(ei::ploadu<P>(x + j), ei::ploadu<P>(m + j)));
+                if (!log) ei::pstoreu(y + j, e);
+                ei::pstoreu(s + j, ei::padd(ei::ploadu<P>(s + j), e));
+            }
+        }
+        for (; j < w; ++j) {
+            const E e = std::exp(x[j] - m[j]);
+            if (!log) y[j] = e;
+            s[j] += e;
+        }
+    }
+    // Pass 3.
+    if (!log) {
+        for (std::size_t j = 0; j < w; ++j) s[j] = E(1) / s[j];
+        for (std::size_t k = 0; k < n; ++k) {
+            E* y = y0 + k * inner;
+            for (std::size_t j = 0; j < w; ++j) y[j] *= s[j];
+        }
+    } else {
+        for (std::size_t j = 0; j < w; ++j) s[j] = std::log(s[j]);
+        for (std::size_t k = 0; k < n; ++k) {
+            const E* x = x0 + k * inner;
+            E* y = y0 + k * inner;
+            for (std::size_t j = 0; j < w; ++j) y[j] = (x[j] - m[j]) - s[j];
+        }
+    }
+}
+
+template <class E>
+void softmax_typed(const CpuTensor& x, const CpuTensor& out, std::size_t dim, bool log) {
+    std::size_t outer = 1, inner = 1;
+    for (std::size_t d = 0; d < dim; ++d) outer *= x.shape[d];
+    for (std::size_t d = dim + 1; d < x.rank(); ++d) inner *= x.shape[d];
+    const std::size_t n = x.shape[dim];
+    const E* in = x.data<E>();
+    E* o = out.data<E>();
+    if (inner == 1) {
+        const std::size_t grain = std::max<std::size_t>(1, kSoftmaxGrain / n);
+        parallel_for(outer, grain, [&](std::size_t r0, std::size_t r1) {
+            softmax_rows<E>(in + r0 * n, o + r0 * n, r1 - r0, n, log);
+        });
+        return;
+    }
+    // Tasks: (outer index, block of columns).
+    const std::size_t w = std::min(inner, kColumnBlock);
+    const std::size_t blocks = (inner + w - 1) / w;
+    const std::size_t grain = std::max<std::size_t>(1, kSoftmaxGrain / (n * w));
+    parallel_for(outer * blocks, grain, [&](std::size_t t0, std::size_t t1) {
+        alignas(64) E acc[2 * kColumnBlock];
+        for (std::size_t t = t0; t < t1; ++t) {
+            const std::size_t b = t / blocks, c0 = (t % blocks) * w;
+            const std::size_t off = b * n * inner;
+            softmax_columns<E>(in + off, o + off, n, inner, c0, std::min(w, inner - c0), log, acc);
+        }
+    });
+}
+
+}  // namespace
+
+CpuTensor activation(Activation op, CpuTensor x, double alpha, double beta) {
+    const char* name = activation_name(op);
+    const DType dt = x.dtype;
+    CpuTensor out;
+    dispatch_float(dt, name, [&](auto e) {
+        using E = decltype(e);
+        const View a = view_of(x, x.shape);
+        out = output_for(x, x.shape, dt);
+        switch (op) {
+            case Activation::Relu: run_unary<E, E>(a, out, ARelu{}); break;
+            case Activation::Gelu: run_unary<E, E>(a, out, AGelu{}); break;
+            case Activation::Sigmoid: run_unary<E, E>(a, out, ASigmoid{}); break;
+            case Activation::LogSigmoid: run_unary<E, E>(a, out, ALogSigmoid{}); break;
+            case Activation::HardSigmoid:
+                run_unary<E, E>(a, out, AHardSigmoid<E>{static_cast<E>(alpha), static_cast<E>(beta)});
+                break;
+            case Activation::LeakyRelu:
+                run_unary<E, E>(a, out, ALeakyRelu<E>{static_cast<E>(alpha)});
+                break;
+        }
+    });
+    return out;
+}
+
+CpuTensor activation_backward(Activation op, CpuTensor saved, CpuTensor grad) {
+    const char* name = activation_name(op);
+    BURN_CHECK(saved.shape == grad.shape, name, "_backward: saved tensor of shape ", saved.shape,
+               " and gradient of shape ", grad.shape, " differ");
+    BURN_CHECK(saved.dtype == grad.dtype, name, "_backward: saved tensor of dtype ",
+               dtype_name(saved.dtype), " and gradient of dtype ", dtype_name(grad.dtype), " differ");
+    const DType dt = grad.dtype;
+    CpuTensor out;
+    dispatch_float(dt, name, [&](auto e) {
+        using E = decltype(e);
+        const View a = view_of(saved, grad.shape);
+        const View b = view_of(grad, grad.shape);
+        out = output_for(saved, grad, grad.shape, dt);
+        switch (op) {
+            case Activation::Relu: run_binary<E, E>(a, b, out, BReluBackward{}); break;
+            case Activation::Sigmoid: run_binary<E, E>(a, b, out, BSigmoidBackward{}); break;
+            case Activation::Gelu: run_binary<E, E>(a, b, out, BGeluBackward{}); break;
+            case Activation::LogSigmoid: run_binary<E, E>(a, b, out, BLogSigmoidBackward{}); break;
+            default: detail::fail(name, "_backward: not provided by this backend");
+        }
+    });
+    return out;
+}
+
+CpuTensor softmax(CpuTensor x, std::size_t dim, bool log) {
+    const char* name = log ? "log_softmax" : "softmax";
+    BURN_CHECK(dim < x.rank(), name, ": dim ", dim, " is out of range for a tensor of rank ",
+               x.rank());
+    const DType dt = x.dtype;
+    CpuTensor out;
+    dispatch_float(dt, name, [&](auto e) {
+        using E = decltype(e);
+        // A strided input is made dense first (the copy is then overwritten in place).
+        if (!x.is_contiguous()) x = contiguous(std::move(x));
+        out = output_for(x, x.shape, dt);
+        if (out.num_elements() != 0) softmax_typed<E>(x, out, dim, log);
+    });
+    return out;
+}
+
+}  // namespace burn::cpu

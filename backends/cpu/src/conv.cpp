@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Convolutions over 1 to 3 spatial dims and their backward kernels, as im2col / col2im + GEMM.
+//
+// Every op here is one of three cores on a "conv geometry" (input [B, Cin, I...], weight
+// [Cout, Cin / G, K...], output [B, Cout, O...], spatial dims padded to 3 with leading 1s):
+//   forward_core   out   = W * im2col(in)                 conv, conv_transpose x-backward
+//   input_core     in'   = col2im(W^T * out')             conv x-backward, conv_transpose
+//   weight_core    W'    = sum_b out' * im2col(in)^T      conv / conv_transpose weight-backward
+// A transposed convolution is the input-gradient of the convolution whose weight has its layout,
+// so its three ops map onto the same cores with input and output swapped.
+//
+// Work split (oneTBB): forward and weight cores cut each image's output columns into blocks whose
+// im2col panel stays in L2 (kPanelBytes), so batch-1 inference uses every core too; the weight
+// core accumulates per-thread partial sums. The input core splits over channel blocks, whose
+// col2im writes never overlap. GEMMs are single-threaded OpenBLAS calls (cpu::gemm), except in
+// the forward with few output channels (the MNIST guide's 8 and 16): there a register-tiled
+// kernel beats BLAS, whose packing such thin products never amortise.
+// A 1x1 kernel with stride 1 and no padding skips im2col: the input is its own panel.
+#include <tbb/combinable.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <vector>
+
+#include "internal.hpp"
+
+namespace burn::cpu {
+namespace {
+
+/// L2-sized im2col panels: measured best between 256 KiB and 1 MiB on the dev machine (1 MiB L2).
+constexpr std::size_t kPanelBytes = 512 * 1024;
+
+struct Geo {
+    std::size_t batch = 0, cin = 0, cout = 0, groups = 1;
+    std::array<std::int64_t, 3> in{1, 1, 1}, out{1, 1, 1}, k{1, 1, 1}, s{1, 1, 1}, p{0, 0, 0},
+        d{1, 1, 1};
+
+    std::size_t cg() const { return cin / groups; }    // input channels per group
+    std::size_t og() const { return cout / groups; }   // output channels per group
+    std::size_t kernel() const { return static_cast<std::size_t>(k[0] * k[1] * k[2]); }
+    std::size_t rows() const { return cg() * kernel(); }  // im2col rows = weight row length
+    std::size_t in_plane() const { return static_cast<std::size_t>(in[0] * in[1] * in[2]); }
+    std::size_t out_plane() const { return static_cast<std::size_t>(out[0] * out[1] * out[2]); }
+    /// 1x1 kernel, stride 1, no padding: im2col is the identity.
+    bool pointwise() const {
+        for (int i = 0; i < 3; ++i)
+            if (k[i] != 1 || s[i] != 1 || p[i] != 0) return false;
+        return true;
+    }
+};
+
+/// Geometry of a convolution from `input` [B, Cin, I...] to `out_spatial`, weight dims `w`.
+Geo make_geo(const Shape& input, const Shape& w, std::size_t cout,
+             const std::array<std::size_t, 3>& out_spatial, const SpatialArgs& a) {
+    Geo g;
+    const std::size_t n = a.n, off = 3 - n;
+    g.batch = input[0];
+    g.cin = input[1];
+    g.cout = cout;
+    g.groups = a.groups;
+    for (std::size_t i = 0; i < n; ++i) {
+        g.in[off + i] = static_cast<std::int64_t>(input[2 + i]);
+        g.out[off + i] = static_cast<std::int64_t>(out_spatial[i]);
+        g.k[off + i] = static_cast<std::int64_t>(w[2 + i]);
+        g.s[off + i] = static_cast<std::int64_t>(a.stride[i]);
+        g.p[off + i] = static_cast<std::int64_t>(a.padding[i]);
+        g.d[off + i] = static_cast<std::int64_t>(a.dilation[i]);
+    }
+    return g;
+}
+
+std::array<std::size_t, 3> spatial_of(const Shape& s) {
+    std::array<std::size_t, 3> r{1, 1, 1};
+    for (std::size_t i = 2; i < s.rank(); ++i) r[i - 2] = s[i];
+    return r;
+}
+
+/// Visits the im2col panel of one group's input x [cg, I...] for output columns [l0, l1): for
+/// every panel row and every run of columns sharing (od, oh), calls
+///   f(row, dst_col, n, src_row_or_null, iw0, sw)
+/// where src_row is the input row (null when the row is in the padding) and column j of the run
+/// reads src_row[iw0 + j * sw] when that index is inside [0, I_w).
+template <class E, class F>
+void for_each_run(const Geo& g, const E* x, std::size_t l0, std::size_t l1, F&& f) {
+    const std::int64_t OH = g.out[1], OW = g.out[2];
+    const std::int64_t ID = g.in[0], IH = g.in[1], IW = g.in[2];
+    std::size_t row = 0;
+    for (std::size_t c = 0; c < g.cg(); ++c) {
+        const E* xc = x + c * g.in_plane();
+        for (std::int64_t kd = 0; kd < g.k[0]; ++kd)
+            for (std::int64_t kh = 0; kh < g.k[1]; ++kh)
+                for (std::int64_t kw = 0; kw < g.k[2]; ++kw, ++row) {
+                    // Walk the columns run by run; (od, oh, ow) advance without divisions.
+                    const auto li0 = static_cast<std::int64_t>(l0);
+                    std::int64_t od = li0 / (OH * OW), oh = (li0 / OW) % OH, ow = li0 % OW;
+                    std::size_t l = l0;
+                    while (l < l1) {
+                        const std::size_t n = std::min<std::size_t>(l1 - l, static_cast<std::size_t>(OW - ow));
+                        const std::int64_t id = od * g.s[0] - g.p[0] + kd * g.d[0];
+                        const std::int64_t ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
+                        const bool inside = id >= 0 && id < ID && ih >= 0 && ih < IH;
+                        const E* src = inside ? xc + (id * IH + ih) * IW : nullptr;
+                        f(row, l - l0, n, src, ow * g.s[2] - g.p[2] + kw * g.d[2], g.s[2]);
+                        l += n;
+                        ow = 0;
+                        if (++oh == OH) oh = 0, ++od;
+                    }
+                }
+    }
+}
+
+/// Valid j range [j0, j1) of a run: iw0 + j * sw inside [0, iw).
+inline void valid_range(std::int64_t iw0, std::int64_t sw, std::size_t n, std::int64_t iw,
+                        std::size_t& j0, std::size_t& j1) {
+    const std::int64_t lo = iw0 >= 0 ? 0 : (-iw0 + sw - 1) / sw;
+    const std::int64_t hi = iw0 >= iw ? 0 : (iw - iw0 + sw - 1) / sw;
+    j0 = static_cast<std::size_t>(std::min<std::int64_t>(lo, static_cast<std::int64_t>(n)));
+    j1 = static_cast<std::size_t>(std::clamp<std::int64_t>(hi, static_cast<std::int64_t>(j0),
+                                                           static_cast<std::int64_t>(n)));
+}
+
+/// im2col without padding, stride 1 along the rows, for blocks of whole output rows: every run
+/// is one plain copy, with no bounds logic (the MNIST guide's convolutions).
+template <class E>
+bool im2col_dense_rows(const Geo& g, const E* x, std::size_t l0, std::size_t l1, E* cols) {
+    const std::int64_t OH = g.out[1], OW = g.out[2];
+    const auto L = static_cast<std::int64_t>(g.out_plane());
+    const auto b0 = static_cast<std::int64_t>(l0), b1 = static_cast<std::int64_t>(l1);
+    if (g.p[0] | g.p[1] | g.p[2] || g.s[2] != 1 || b0 % OW != 0 || (b1 % OW != 0 && b1 != L))
+        return false;
+    const std::int64_t IH = g.in[1], IW = g.in[2];
+    const std::size_t nb = l1 - l0;
+    E* __restrict dst = cols;
+    for (std::size_t c = 0; c < g.cg(); ++c) {
+        const E* xc = x + c * g.in_plane();
+        for (std::int64_t kd = 0; kd < g.k[0]; ++kd)
+            for (std::int64_t kh = 0; kh < g.k[1]; ++kh)
+                for (std::int64_t kw = 0; kw < g.k[2]; ++kw) {
+                    E* __restrict d = dst;
+                    for (std::int64_t row = b0 / OW; row < b1 / OW; ++row) {
+                        const std::int64_t od = row / OH, oh = row % OH;
+                        const E* __restrict src = xc + ((od * g.s[0] + kd * g.d[0]) * IH +
+                                                        oh * g.s[1] + kh * g.d[1]) * IW + kw * g.d[2];
+                        for (std::int64_t j = 0; j < OW; ++j) d[j] = src[j];
+                        d += OW;
+                    }
+                    dst += nb;
+                }
+    }
+    return true;
+}
+
+/// Writes the im2col panel [rows, l1 - l0] of x (one group) into `cols`.
+template <class E>
+void im2col(const Geo& g, const E* x, std::size_t l0, std::size_t l1, E* cols) {
+    if (im2col_dense_rows(g, x, l0, l1, cols)) return;
+    const std::size_t nb = l1 - l0;
+    const std::int64_t IW = g.in[2];
+    for_each_run(g, x, l0, l1,
+                 [&](std::size_t row, std::size_t col, std::size_t n, const E* src,
+                     std::int64_t iw0, std::int64_t sw) {
+                     E* __restrict dst = cols + row * nb + col;
+                     if (!src) {
+                         for (std::size_t j = 0; j < n; ++j) dst[j] = E(0);
+                         return;
+                     }
+                     std::size_t j0, j1;
+                     valid_range(iw0, sw, n, IW, j0, j1);
+                     for (std::size_t j = 0; j < j0; ++j) dst[j] = E(0);
+                     if (sw == 1) {
+                         const E* __restrict s0 = src + iw0;
+                         for (std::size_t j = j0; j < j1; ++j) dst[j] = s0[j];
+                     } else {
+                         for (std::size_t j = j0; j < j1; ++j)
+                             dst[j] = src[iw0 + static_cast<std::int64_t>(j) * sw];
+                     }
+                     for (std::size_t j = j1; j < n; ++j) dst[j] = E(0);
+                 });
+}
+
+/// Adds `cols`, the panel rows of the group's channels [c0, c1) ([(c1 - c0) * K, L], all
+/// columns), back into x [cg, I...].
+template <class E>
+void col2im(const Geo& g, const E* cols, std::size_t c0, std::size_t c1, E* x) {
+    const std::size_t L = g.out_plane();
+    const std::int64_t IW = g.in[2];
+    Geo sub = g;
+    sub.cin = (c1 - c0) * g.groups;  // cg() == c1 - c0
+    // for_each_run computes rows from 0 for channel c0 and reads x relative to channel c0.
+    E* xc0 = x + c0 * g.in_plane();
+    for_each_run(sub, static_cast<const E*>(xc0), 0, L,
+                 [&](std::size_t row, std::size_t col, std::size_t n, const E* src,
+                     std::int64_t iw0, std::int64_t sw) {
+                     if (!src) return;
+                     E* dst = const_cast<E*>(src);
+                     const E* c = cols + row * L + col;
+                     std::size_t j0, j1;
+                     valid_range(iw0, sw, n, IW, j0, j1);
+                     if (sw == 1) {
+                         E* d = dst + iw0;
+                         for (std::size_t j = j0; j < j1; ++j) d[j] += c[j];
+                     } else {
+                         for (std::size_t j = j0; j < j1; ++j)
+                             dst[iw0 + static_cast<std::int64_t>(j) * sw] += c[j];
+                     }
+                 });
+}
+
+/// Reusable per-thread scratch; distinct slots for buffers that are live at the same time.
+template <class E, int Slot = 0>
+E* scratch(std::size_t n) {
+    thread_local std::vector<E> buf;
+    if (buf.size() < n) buf.resize(n);
+    return buf.data();
+}
+
+/// C [MR, NR] tile (ldc) = A [MR, k] (row stride lda) * B [k, NR], row r of B at brow[r] + j0
+/// (rows anywhere in memory). NR = two 64-byte vectors, accumulated in MR x 2 vector registers
+/// (GCC vector extension: one zmm each with AVX-512, narrower registers on other targets).
+template <class E, std::size_t MR>
+inline void tile_kernel_rows(std::size_t k, const E* __restrict a, std::size_t lda,
+                             const E* const* __restrict brow, std::size_t j0, E* __restrict c,
+                             std::size_t ldc) {
+    typedef E V __attribute__((vector_size(64)));
+    constexpr std::size_t W = 64 / sizeof(E);
+    V acc[MR][2];
+    for (std::size_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = V{};  // registers, no memset
+    for (std::size_t r = 0; r < k; ++r) {
+        V b0, b1;
+        std::memcpy(&b0, brow[r] + j0, sizeof(V));
+        std::memcpy(&b1, brow[r] + j0 + W, sizeof(V));
+        for (std::size_t i = 0; i < MR; ++i) {
+            const E w = a[i * lda + r];
+            acc[i][0] += w * b0;
+            acc[i][1] += w * b1;
+        }
+    }
+    for (std::size_t i = 0; i < MR; ++i) {
+        std::memcpy(c + i * ldc, &acc[i][0], sizeof(V));
+        std::memcpy(c + i * ldc + W, &acc[i][1], sizeof(V));
+    }
+}
+
+/// C [m, n] (ldc) = A [m, k] * B, row r of B at brow[r][0, n), for products with few rows
+/// (output channels): register tiles of 8 rows x 128 bytes, a zero-padded tile for the last
+/// columns, row-wise axpy for the last rows. OpenBLAS pays for packing and blocking that such
+/// thin products never amortise.
+template <class E>
+void thin_gemm_rows(std::size_t m, std::size_t n, std::size_t k, const E* a,
+                    const E* const* brow, E* c, std::size_t ldc) {
+    constexpr std::size_t MR = 8, NR = 128 / sizeof(E);
+    const std::size_t m8 = m / MR * MR, nt = n / NR * NR;
+    for (std::size_t i = 0; i < m8; i += MR)
+        for (std::size_t j = 0; j < nt; j += NR)
+            tile_kernel_rows<E, MR>(k, a + i * k, k, brow, j, c + i * ldc + j, ldc);
+    auto axpy_rows = [&](std::size_t i0, std::size_t i1) {
+        for (std::size_t i = i0; i < i1; ++i) {
+            E* __restrict ci = c + i * ldc;
+            std::fill(ci, ci + n, E(0));
+            for (std::size_t r = 0; r < k; ++r) {
+                const E w = a[i * k + r];
+                const E* __restrict br = brow[r];
+                for (std::size_t j = 0; j < n; ++j) ci[j] += w * br[j];
+            }
+        }
+    };
+    if (nt < n) {  // the last columns: zero-padded to a full tile, then copied out
+        E* pad = scratch<E, 1>(k * NR + MR * NR);
+        E* ctile = pad + k * NR;
+        for (std::size_t r = 0; r < k; ++r) {
+            E* pr = pad + r * NR;
+            std::size_t j = 0;
+            for (; j < n - nt; ++j) pr[j] = brow[r][nt + j];
+            for (; j < NR; ++j) pr[j] = E(0);
+        }
+        const E** prow = scratch<const E*, 1>(k);
+        for (std::size_t r = 0; r < k; ++r) prow[r] = pad + r * NR;
+        for (std::size_t i = 0; i < m8; i += MR) {
+            tile_kernel_rows<E, MR>(k, a + i * k, k, prow, 0, ctile, NR);
+            for (std::size_t ii = 0; ii < MR; ++ii)
+                std::copy(ctile + ii * NR, ctile + ii * NR + (n - nt), c + (i + ii) * ldc + nt);
+        }
+    }
+    if (m8 < m) axpy_rows(m8, m);
+}
+
+/// Products with few output channels run faster through thin_gemm_rows than through BLAS.
+bool use_thin_gemm(std::size_t m, std::size_t k) { return m <= 32 || m * k <= 128; }
+
+/// Output columns per block for an image: L2-sized panels, and enough blocks to feed every thread.
+std::size_t column_block(const Geo& g, std::size_t elem_size) {
+    const std::size_t L = g.out_plane();
+    const std::size_t by_cache = std::max<std::size_t>(64, kPanelBytes / (g.rows() * elem_size));
+    const std::size_t images = g.batch * g.groups;
+    const std::size_t threads = num_threads();
+    std::size_t nb = std::min(L, by_cache);
+    if (images < 2 * threads) {  // few images: cut them so that every thread has work
+        const std::size_t want = (2 * threads + images - 1) / images;
+        nb = std::min(nb, std::max<std::size_t>(64, (L + want - 1) / want));
+    }
+    // Whole output rows where possible, so that im2col_dense_rows applies.
+    const auto ow = static_cast<std::size_t>(g.out[2]);
+    if (nb < L && nb >= ow) nb = nb / ow * ow;
+    return std::max<std::size_t>(1, std::min(nb, L));
+}
+
+/// Stride 1, no padding, few output channels: no im2col at all. Input element
+/// x[c][od + kd*dd][oh + kh*dh][ow + kw*dw] sits at (c, kd, kh, kw)'s offset plus
+/// l' = (od * IH + oh) * IW + ow, so over the "wide" columns l' (output positions on the input's
+/// row pitch, the extra ones discarded) every panel row is a contiguous slice of x. The product is
+/// computed on wide columns and the valid ones copied out.
+bool implicit_ok(const Geo& g) {
+    for (int i = 0; i < 3; ++i)
+        if (g.s[i] != 1 || g.p[i] != 0) return false;
+    return use_thin_gemm(g.og(), g.rows()) && !g.pointwise();
+}
+
+template <class E>
+void forward_implicit(const Geo& g, const E* in, const E* w, const E* bias, E* out) {
+    const std::size_t L = g.out_plane(), rows = g.rows(), og = g.og();
+    const std::int64_t IH = g.in[1], IW = g.in[2], OD = g.out[0], OH = g.out[1], OW = g.out[2];
+    // Wide columns: up to the last valid output position (so no read passes the plane's end).
+    const auto wide = static_cast<std::size_t>(((OD - 1) * IH + OH - 1) * IW + OW);
+    std::vector<std::int64_t> off(rows);
+    for (std::size_t c = 0, r = 0; c < g.cg(); ++c)
+        for (std::int64_t kd = 0; kd < g.k[0]; ++kd)
+            for (std::int64_t kh = 0; kh < g.k[1]; ++kh)
+                for (std::int64_t kw = 0; kw < g.k[2]; ++kw, ++r)
+                    off[r] = static_cast<std::int64_t>(c * g.in_plane()) +
+                             (kd * g.d[0] * IH + kh * g.d[1]) * IW + kw * g.d[2];
+    // Blocks of whole wide rows (IW columns), a few per thread when there are few images.
+    const std::size_t images = g.batch * g.groups, threads = num_threads();
+    const auto wrows = static_cast<std::size_t>(OD * OH);
+    std::size_t per = wrows;
+    if (images < 2 * threads) per = std::max<std::size_t>(1, wrows * images / (4 * threads));
+    const std::size_t blocks = (wrows + per - 1) / per;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, images * blocks, 1), [&](const auto& rg) {
+        for (std::size_t it = rg.begin(); it < rg.end(); ++it) {
+            const std::size_t blk = it % blocks, bg = it / blocks;
+            const std::size_t b = bg / g.groups, grp = bg % g.groups;
+            const std::size_t q0 = blk * per, q1 = std::min(wrows, q0 + per);  // output rows
+            // Wide column range of these rows: row q = od * OH + oh starts at (od * IH + oh) * IW.
+            auto start = [&](std::size_t q) {
+                const auto qi = static_cast<std::int64_t>(q);
+                return static_cast<std::size_t>(((qi / OH) * IH + qi % OH) * IW);
+            };
+            const std::size_t c0 = start(q0), c1 = std::min(wide, start(q1 - 1) + static_cast<std::size_t>(OW));
+            const std::size_t n = c1 - c0;
+            const E* x = in + (b * g.cin + grp * g.cg()) * g.in_plane();
+            const E** brow = scratch<const E*>(rows);
+            for (std::size_t r = 0; r < rows; ++r) brow[r] = x + off[r] + c0;
+            E* tmp = scratch<E>(og * n);
+            thin_gemm_rows(og, n, rows, w + grp * og * rows, brow, tmp, n);
+            E* o = out + (b * g.cout + grp * og) * L;
+            for (std::size_t q = q0; q < q1; ++q) {
+                const E* src = tmp + (start(q) - c0);
+                E* dst = o + q * static_cast<std::size_t>(OW);
+                for (std::size_t i = 0; i < og; ++i) {
+                    const E bv = bias ? bias[grp * og + i] : E(0);
+                    const E* __restrict si = src + i * n;
+                    E* __restrict di = dst + i * L;
+                    for (std::int64_t j = 0; j < OW; ++j) di[j] = si[j] + bv;
+                }
+            }
+        }
+    });
+}
+
+/// out [B, Cout, O...] = conv(in, w) (+ bias).
+template <class E>
+void forward_core(const Geo& g, const E* in, const E* w, const E* bias, E* out) {
+    if (implicit_ok(g)) return forward_implicit(g, in, w, bias, out);
+    const std::size_t L = g.out_plane(), rows = g.rows(), og = g.og();
+    const std::size_t nb = g.pointwise() ? L : column_block(g, sizeof(E));
+    const std::size_t blocks = (L + nb - 1) / nb;
+    const std::size_t items = g.batch * g.groups * blocks;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, items, 1), [&](const auto& r) {
+        for (std::size_t it = r.begin(); it < r.end(); ++it) {
+            const std::size_t blk = it % blocks, bg = it / blocks;
+            const std::size_t b = bg / g.groups, grp = bg % g.groups;
+            const std::size_t l0 = blk * nb, l1 = std::min(L, l0 + nb), n = l1 - l0;
+            const E* x = in + (b * g.cin + grp * g.cg()) * g.in_plane();
+            const E* wg = w + grp * og * rows;
+            E* o = out + (b * g.cout + grp * og) * L + l0;
+            const E* panel;
+            std::size_t ldb;
+            if (g.pointwise()) {
+                panel = x + l0;
+                ldb = L;
+            } else {
+                E* cols = scratch<E>(rows * n);
+                im2col(g, x, l0, l1, cols);
+                panel = cols;
+                ldb = n;
+            }
+            if (use_thin_gemm(og, rows)) {
+                const E** brow = scratch<const E*>(rows);
+                for (std::size_t r = 0; r < rows; ++r) brow[r] = panel + r * ldb;
+                thin_gemm_rows(og, n, rows, wg, brow, o, L);
+            }
+            else {
+                gemm(false, false, og, n, rows, wg, rows, panel, ldb, E(0), o, L);
+            }
+            if (bias) {
+                for (std::size_t i = 0; i < og; ++i) {
+                    const E bv = bias[grp * og + i];
+                    E* oi = o + i * L;
+                    for (std::size_t j = 0; j < n; ++j) oi[j] += bv;
+                }
+            }
+        }
+    });
+}
+
+/// in_grad [B, Cin, I...] = col2im(W^T * out_grad).
+template <class E>
+void input_core(const Geo& g, const E* out_grad, const E* w, E* in_grad) {
+    const std::size_t L = g.out_plane(), K = g.kernel(), rows = g.rows(), og = g.og(), cg = g.cg();
+    const std::size_t images = g.batch * g.groups;
+    const std::size_t threads = num_threads();
+    std::size_t cblocks = images >= 2 * threads ? 1 : std::min(cg, (2 * threads + images - 1) / images);
+    // Keep each block's panel near L2 size as well.
+    cblocks = std::max(cblocks, std::min(cg, (rows * L * sizeof(E) + 4 * kPanelBytes - 1) / (4 * kPanelBytes)));
+    const std::size_t cper = (cg + cblocks - 1) / cblocks;
+    cblocks = (cg + cper - 1) / cper;
+    std::memset(in_grad, 0, g.batch * g.cin * g.in_plane() * sizeof(E));
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, images * cblocks, 1), [&](const auto& r) {
+        for (std::size_t it = r.begin(); it < r.end(); ++it) {
+            const std::size_t cb = it % cblocks, bg = it / cblocks;
+            const std::size_t b = bg / g.groups, grp = bg % g.groups;
+            const std::size_t c0 = cb * cper, c1 = std::min(cg, c0 + cper);
+            const E* go = out_grad + (b * g.cout + grp * og) * L;
+            const E* wg = w + grp * og * rows;
+            E* x = in_grad + (b * g.cin + grp * cg) * g.in_plane();
+            const std::size_t r0 = c0 * K, nr = (c1 - c0) * K;
+            if (g.pointwise()) {  // in_grad rows are the panel rows
+                gemm(true, false, nr, L, og, wg + r0, rows, go, L, E(0), x + c0 * L, L);
+                continue;
+            }
+            // Panel rows [r0, r0 + nr): the channels [c0, c1) of the group.
+            E* part = scratch<E>(nr * L);
+            gemm(true, false, nr, L, og, wg + r0, rows, go, L, E(0), part, L);
+            col2im(g, part, c0, c1, x);
+        }
+    });
+}
+
+/// w_grad [Cout, Cin / G, K...] = sum over the batch of out_grad * im2col(in)^T.
+template <class E>
+void weight_core(const Geo& g, const E* in, const E* out_grad, E* w_grad) {
+    const std::size_t L = g.out_plane(), rows = g.rows(), og = g.og();
+    const std::size_t total = g.cout * rows;
+    const std::size_t nb = g.pointwise() ? L : column_block(g, sizeof(E));
+    const std::size_t blocks = (L + nb - 1) / nb;
+    const std::size_t items = g.batch * g.groups * blocks;
+    tbb::combinable<std::vector<E>> partial([&] { return std::vector<E>(total, E(0)); });
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, items, 1), [&](const auto& r) {
+        std::vector<E>& acc = partial.local();
+        for (std::size_t it = r.begin(); it < r.end(); ++it) {
+            const std::size_t blk = it % blocks, bg = it / blocks;
+            const std::size_t b = bg / g.groups, grp = bg % g.groups;
+            const std::size_t l0 = blk * nb, l1 = std::min(L, l0 + nb), n = l1 - l0;
+            const E* x = in + (b * g.cin + grp * g.cg()) * g.in_plane();
+            const E* go = out_grad + (b * g.cout + grp * og) * L + l0;
+            E* dw = acc.data() + grp * og * rows;
+            const E* panel;
+            std::size_t ldb;
+            if (g.pointwise()) {
+                panel = x + l0;
+                ldb = L;
+            } else {
+                E* cols = scratch<E>(rows * n);
+                im2col(g, x, l0, l1, cols);
+                panel = cols;
+                ldb = n;
+            }
+            gemm(false, true, og, rows, n, go, L, panel, ldb, E(1), dw, rows);
+        }
+    });
+    std::fill(w_grad, w_grad + total, E(0));
+    partial.combine_each([&](const std::vector<E>& v) {
+        for (std::size_t i = 0; i < total; ++i) w_grad[i] += v[i];
+    });
+}
+
+template <class E>
+const E* ptr(const CpuTensor& t) {
+    return t.data<E>();
+}
+
+/// The three cores on CpuTensors (made contiguous here), dispatched on the float dtype.
+CpuTensor run_forward(const Geo& g, const CpuTensor& in, const CpuTensor& w,
+                      const std::optional<CpuTensor>& bias, const Shape& out_shape) {
+    CpuTensor out = alloc(out_shape, in.dtype);
+    if (out.num_elements() == 0) return out;
+    const CpuTensor x = contiguous(in), wc = contiguous(w);
+    std::optional<CpuTensor> bc;
+    if (bias) bc = contiguous(*bias);
+    dispatch(in.dtype, [&](auto e) {
+        using E = decltype(e);
+        if constexpr (std::is_floating_point_v<E>)
+            forward_core<E>(g, ptr<E>(x), ptr<E>(wc), bc ? ptr<E>(*bc) : nullptr, out.data<E>());
+        else detail::fail("conv: expected a float tensor, got ", dtype_name(in.dtype));
+    });
+    return out;
+}
+
+CpuTensor run_input(const Geo& g, const CpuTensor& out_grad, const CpuTensor& w,
+                    const Shape& in_shape) {
+    CpuTensor in_grad = alloc(in_shape, out_grad.dtype);
+    if (in_grad.num_elements() == 0) return in_grad;
+    const CpuTensor go = contiguous(out_grad), wc = contiguous(w);
+    dispatch(out_grad.dtype, [&](auto e) {
+        using E = decltype(e);
+        if constexpr (std::is_floating_point_v<E>)
+            input_core<E>(g, ptr<E>(go), ptr<E>(wc), in_grad.data<E>());
+        else detail::fail("conv backward: expected a float tensor, got ", dtype_name(out_grad.dtype));
+    });
+    return in_grad;
+}
+
+CpuTensor run_weight(const Geo& g, const CpuTensor& in, const CpuTensor& out_grad,
+                     const Shape& w_shape) {
+    CpuTensor w_grad = alloc(w_shape, in.dtype);
+    if (w_grad.num_elements() == 0) return w_grad;
+    const CpuTensor x = contiguous(in), go = contiguous(out_grad);
+    dispatch(in.dtype, [&](auto e) {
+        using E = decltype(e);
+        if constexpr (std::is_floating_point_v<E>)
+            weight_core<E>(g, ptr<E>(x), ptr<E>(go), w_grad.data<E>());
+        else detail::fail("conv backward: expected a float tensor, got ", dtype_name(in.dtype));
+    });
+    return w_grad;
+}
+
+/// Output shape of a convolution of x by w.
+Shape conv_out_shape(const CpuTensor& x, const CpuTensor& w, const SpatialArgs& a) {
+    Shape s{x.shape[0], w.shape[0]};
+    for (std::size_t i = 0; i < a.n; ++i)
+        s.push_back(conv_output_size(x.shape[2 + i], w.shape[2 + i], a.stride[i], a.padding[i],
+                                     a.dilation[i]));
+    return s;
+}
+
+/// Output shape of a transposed convolution of x by w ([Cin, Cout / G, K...]).
+Shape conv_transpose_out_shape(const CpuTensor& x, const CpuTensor& w, const SpatialArgs& a) {
+    Shape s{x.shape[0], w.shape[1] * a.groups};
+    for (std::size_t i = 0; i < a.n; ++i)
+        s.push_back(conv_transpose_output_size(x.shape[2 + i], w.shape[2 + i], a.stride[i],
+                                               a.padding[i], a.padding_out[i], a.dilation[i]));
+    return s;
+}
+
+/// Adds bias[c] to every element of channel c of a [B, C, ...] dense tensor.
+void add_channel_bias(CpuTensor& out, const CpuTensor& bias) {
+    const CpuTensor bc = contiguous(bias);
+    const std::size_t B = out.shape[0], C = out.shape[1], L = out.num_elements() / std::max<std::size_t>(1, B * C);
+    dispatch(out.dtype, [&](auto e) {
+        using E = decltype(e);
+        if constexpr (std::is_floating_point_v<E>) {
+            E* o = out.data<E>();
+            const E* bv = bc.data<E>();
+            parallel_for(B * C, std::max<std::size_t>(1, kParallelGrain / std::max<std::size_t>(1, L)),
+                         [&](std::size_t i0, std::size_t i1) {
+                             for (std::size_t i = i0; i < i1; ++i) {
+                                 const E v = bv[i % C];
+                                 E* row = o + i * L;
+                                 for (std::size_t j = 0; j < L; ++j) row[j] += v;
+                             }
+                         });
+        }
+    });
+}
+
+}  // namespace
+
+CpuTensor conv(CpuTensor x, CpuTensor w, std::optional<CpuTensor> bias, const SpatialArgs& a) {
+    const Shape out = conv_out_shape(x, w, a);
+    const Geo g = make_geo(x.shape, w.shape, w.shape[0], spatial_of(out), a);
+    return run_forward(g, x, w, bias, out);
+}
+
+CpuTensor conv_x_backward(CpuTensor x, CpuTensor w, CpuTensor grad, const SpatialArgs& a) {
+    const Geo g = make_geo(x.shape, w.shape, w.shape[0], spatial_of(grad.shape), a);
+    return run_input(g, grad, w, x.shape);
+}
+
+CpuTensor conv_weight_backward(CpuTensor x, CpuTensor w, CpuTensor grad, const SpatialArgs& a) {
+    const Geo g = make_geo(x.shape, w.shape, w.shape[0], spatial_of(grad.shape), a);
+    return run_weight(g, x, grad, w.shape);
+}
+
+CpuTensor conv_bias_backward(CpuTensor grad) {
+    // Sum over the batch and the spatial dims: view as [B, C, L] and reduce dims 2 then 0.
+    const std::size_t B = grad.shape[0], C = grad.shape[1];
+    const CpuTensor g = contiguous(std::move(grad));
+    CpuTensor v = reshape(g, Shape{B, C, g.num_elements() / std::max<std::size_t>(1, B * C)});
+    CpuTensor s = reduce_dim(ReduceOp::Sum, reduce_dim(ReduceOp::Sum, std::move(v), 2), 0);
+    return reshape(std::move(s), Shape{C});
+}
+
+CpuTensor conv_transpose(CpuTensor x, CpuTensor w, std::optional<CpuTensor> bias,
+                         const SpatialArgs& a) {
+    // The input-gradient of the convolution (weight w) that maps the output back onto x.
+    const Shape out = conv_transpose_out_shape(x, w, a);
+    const Geo g = make_geo(out, w.shape, w.shape[0], spatial_of(x.shape), a);
+    CpuTensor y = run_input(g, x, w, out);
+    if (bias && y.num_elements() > 0) add_channel_bias(y, *bias);
+    return y;
+}
+
+CpuTensor conv_transpose_x_backward(CpuTensor x, CpuTensor w, CpuTensor grad,
+                                    const SpatialArgs& a) {
+    const Geo g = make_geo(grad.shape, w.shape, w.shape[0], spatial_of(x.shape), a);
+    return run_forward(g, grad, w, std::nullopt, x.shape);
+}
+
+CpuTensor conv_transpose_weight_backward(CpuTensor x, CpuTensor w, CpuTensor grad,
+                                         const SpatialArgs& a) {
+    const Geo g = make_geo(grad.shape, w.shape, w.shape[0], spatial_of(x.shape), a);
+    return run_weight(g, grad, x, w.shape);
+}
+
+}  // namespace burn::cpu

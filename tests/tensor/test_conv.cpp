@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Convolutions (conv1d/2d/3d) and transposed convolutions (conv_transpose1d/2d/3d): outputs and
+// the backward kernels for x, weight and bias against PyTorch (tests/fixtures/conv.json, written
+// by gen_conv.py) over strides, paddings, dilations, groups, output paddings, 1x1 kernels, odd
+// sizes and batch 1; non-contiguous inputs; invalid arguments.
+#include <array>
+#include <optional>
+#include <string>
+
+#include "test_support.hpp"
+
+namespace {
+
+using burn::ConvOptions;
+using burn::ConvTransposeOptions;
+using burn::Tensor;
+using burn::testing::close_to;
+using burn::testing::fixture;
+using burn::testing::fixture_input;
+using burn::testing::fixture_output;
+
+constexpr const char* kFile = "conv";
+
+template <class B>
+class ConvTest : public ::testing::Test {};
+TYPED_TEST_SUITE(ConvTest, burn::testing::Backends, burn::testing::BackendNames);
+
+template <std::size_t N>
+std::array<std::size_t, N> arr(const nlohmann::json& j) {
+    std::array<std::size_t, N> a{};
+    for (std::size_t i = 0; i < N; ++i) a[i] = j.at(i).get<std::size_t>();
+    return a;
+}
+
+/// Looser for f32: sums of up to a few hundred products of values in [-1, 1].
+template <class B>
+burn::Tolerance tol() {
+    if constexpr (std::is_same_v<typename B::FloatElem, double>) return {1e-10, 1e-10};
+    else return {1e-4, 1e-4};
+}
+
+/// Runs a conv or conv_transpose case: forward through burn::module::, backward via the backend.
+template <class B, std::size_t N>
+void check_case(const std::string& c, bool transpose) {
+    SCOPED_TRACE(c);
+    constexpr std::size_t D = N + 2;
+    const auto& p = fixture(kFile, c).at("params");
+    auto x = fixture_input<B, D>(kFile, c, "x");
+    auto w = fixture_input<B, D>(kFile, c, "w");
+    auto gy = fixture_input<B, D>(kFile, c, "gy");
+    std::optional<Tensor<B, 1>> b;
+    if (p.at("bias").get<bool>()) b = fixture_input<B, 1>(kFile, c, "b");
+    const auto ob = b ? std::optional(b->primitive()) : std::nullopt;
+
+    if (!transpose) {
+        ConvOptions<N> o{arr<N>(p["stride"]), arr<N>(p["padding"]), arr<N>(p["dilation"]),
+                         p["groups"].get<std::size_t>()};
+        Tensor<B, D> y = [&] {
+            if constexpr (N == 1) return burn::module::conv1d(x, w, b, o);
+            else if constexpr (N == 2) return burn::module::conv2d(x, w, b, o);
+            else return burn::module::conv3d(x, w, b, o);
+        }();
+        EXPECT_TRUE(close_to(y, fixture_output(kFile, c, "y"), tol<B>()));
+        typename B::FloatTensor gx, gw;
+        if constexpr (N == 1) {
+            gx = B::conv1d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o);
+            gw = B::conv1d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o);
+        } else if constexpr (N == 2) {
+            gx = B::conv2d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o);
+            gw = B::conv2d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o);
+        } else {
+            gx = B::conv3d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o);
+            gw = B::conv3d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o);
+        }
+        EXPECT_TRUE(close_to(Tensor<B, D>(gx), fixture_output(kFile, c, "gx"), tol<B>()));
+        EXPECT_TRUE(close_to(Tensor<B, D>(gw), fixture_output(kFile, c, "gw"), tol<B>()));
+        if (b) {
+            typename B::FloatTensor gb;
+            if constexpr (N == 1) gb = B::conv1d_bias_backward(x.primitive(), b->primitive(), gy.primitive());
+            else if constexpr (N == 2) gb = B::conv2d_bias_backward(x.primitive(), b->primitive(), gy.primitive());
+            else gb = B::conv3d_bias_backward(x.primitive(), b->primitive(), gy.primitive());
+            EXPECT_TRUE(close_to(Tensor<B, 1>(gb), fixture_output(kFile, c, "gb"), tol<B>()));
+        }
+    } else {
+        ConvTransposeOptions<N> o{arr<N>(p["stride"]), arr<N>(p["padding"]),
+                                  arr<N>(p["padding_out"]), arr<N>(p["dilation"]),
+                                  p["groups"].get<std::size_t>()};
+        Tensor<B, D> y = [&] {
+            if constexpr (N == 1) return burn::module::conv_transpose1d(x, w, b, o);
+            else if constexpr (N == 2) return burn::module::conv_transpose2d(x, w, b, o);
+            else return burn::module::conv_transpose3d(x, w, b, o);
+        }();
+        EXPECT_TRUE(close_to(y, fixture_output(kFile, c, "y"), tol<B>()));
+        typename B::FloatTensor gx, gw;
+        if constexpr (N == 1) {
+            gx = B::conv_transpose1d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o);
+            gw = B::conv_transpose1d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o);
+        } else if constexpr (N == 2) {
+            gx = B::conv_transpose2d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o);
+            gw = B::conv_transpose2d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o);
+        } else {
+            gx = B::conv_transpose3d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o);
+            gw = B::conv_transpose3d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o);
+        }
+        EXPECT_TRUE(close_to(Tensor<B, D>(gx), fixture_output(kFile, c, "gx"), tol<B>()));
+        EXPECT_TRUE(close_to(Tensor<B, D>(gw), fixture_output(kFile, c, "gw"), tol<B>()));
+        if (b) {
+            typename B::FloatTensor gb;
+            if constexpr (N == 1) gb = B::conv_transpose1d_bias_backward(x.primitive(), b->primitive(), gy.primitive());
+            else if constexpr (N == 2) gb = B::conv_transpose2d_bias_backward(x.primitive(), b->primitive(), gy.primitive());
+            else gb = B::conv_transpose3d_bias_backward(x.primitive(), b->primitive(), gy.primitive());
+            EXPECT_TRUE(close_to(Tensor<B, 1>(gb), fixture_output(kFile, c, "gb"), tol<B>()));
+        }
+    }
+}
+
+TYPED_TEST(ConvTest, Conv2dOptionGrid) {
+    for (const char* c : {"conv2d_basic", "conv2d_nobias", "conv2d_stride2_pad1", "conv2d_stride_hw",
+                          "conv2d_dilation2", "conv2d_groups2", "conv2d_depthwise", "conv2d_1x1",
+                          "conv2d_1x1_stride2", "conv2d_kernel_eq_input", "conv2d_batch1_odd",
+                          "conv2d_large_pad", "conv2d_guide1", "conv2d_wide",
+                          "conv2d_implicit_dilation_groups", "conv2d_implicit_long_rows"})
+        check_case<TypeParam, 2>(c, false);
+}
+
+TYPED_TEST(ConvTest, Conv1dAndConv3d) {
+    for (const char* c : {"conv1d_basic", "conv1d_opts", "conv1d_nobias"})
+        check_case<TypeParam, 1>(c, false);
+    for (const char* c : {"conv3d_basic", "conv3d_opts", "conv3d_implicit_dilation"}) check_case<TypeParam, 3>(c, false);
+}
+
+TYPED_TEST(ConvTest, ConvTranspose) {
+    for (const char* c : {"convT2d_basic", "convT2d_stride2", "convT2d_padding_out",
+                          "convT2d_groups_dilation", "convT2d_nobias", "convT2d_padout_dilation"})
+        check_case<TypeParam, 2>(c, true);
+    check_case<TypeParam, 1>("convT1d_basic", true);
+    check_case<TypeParam, 3>("convT3d_basic", true);
+}
+
+TYPED_TEST(ConvTest, NonContiguousInputs) {
+    using B = TypeParam;
+    const std::string c = "conv2d_stride2_pad1";
+    auto x = fixture_input<B, 4>(kFile, c, "x");
+    auto w = fixture_input<B, 4>(kFile, c, "w");
+    auto b = fixture_input<B, 1>(kFile, c, "b");
+    // The same values through permuted (channels-last) and flipped views.
+    auto xp = Tensor<B, 4>::from_data(x.permute({0, 2, 3, 1}).to_data()).permute({0, 3, 1, 2});
+    auto wf = Tensor<B, 4>::from_data(w.flip({0}).to_data()).flip({0});
+    auto y = burn::module::conv2d(xp, wf, b, ConvOptions<2>{.stride = {2, 2}, .padding = {1, 1}});
+    EXPECT_TRUE(close_to(y, fixture_output(kFile, c, "y"), tol<B>()));
+}
+
+TYPED_TEST(ConvTest, LargeImageUsesColumnBlocks) {
+    // One image whose im2col panel exceeds the L2 block: split into column blocks and threads.
+    using B = TypeParam;
+    B::seed(7);
+    auto x = Tensor<B, 4>::random({1, 16, 64, 64}, burn::Distribution::Uniform(-1, 1));
+    auto w = Tensor<B, 4>::random({8, 16, 3, 3}, burn::Distribution::Uniform(-1, 1));
+    auto y = burn::module::conv2d(x, w, std::nullopt, ConvOptions<2>{.padding = {1, 1}});
+    // Reference: the same convolution as unfolded matmuls, one output row at a time.
+    auto xp = x.pad({1, 1, 1, 1}, 0.0);
+    auto wm = w.reshape(std::array<std::int64_t, 2>{8, 144});
+    for (std::size_t oh : {0u, 31u, 63u}) {
+        std::vector<Tensor<B, 2>> cols;
+        for (std::size_t c = 0; c < 16; ++c)
+            for (std::size_t kh = 0; kh < 3; ++kh)
+                for (std::size_t kw = 0; kw < 3; ++kw)
+                    cols.push_back(xp.slice({burn::Slice(0, 1), burn::Slice(c, c + 1),
+                                             burn::Slice(oh + kh, oh + kh + 1),
+                                             burn::Slice(kw, kw + 64)})
+                                       .reshape(std::array<std::int64_t, 2>{1, 64}));
+        auto ref = wm.matmul(Tensor<B, 2>::cat(cols, 0));  // [8, 64]
+        auto got = y.slice({burn::Slice(0, 1), burn::Slice(0, 8), burn::Slice(oh, oh + 1)})
+                       .reshape(std::array<std::int64_t, 2>{8, 64});
+        EXPECT_TRUE(close_to(got, ref.to_data(), tol<B>())) << "row " << oh;
+    }
+}
+
+TYPED_TEST(ConvTest, InvalidArguments) {
+    using B = TypeParam;
+    auto x = Tensor<B, 4>::ones({1, 4, 5, 5});
+    auto w = Tensor<B, 4>::ones({6, 4, 3, 3});
+    EXPECT_BURN_ERROR(burn::module::conv2d(x, Tensor<B, 4>::ones({6, 4, 7, 7}), std::nullopt, {}),
+                      "conv2d: kernel [7, 7]");
+    EXPECT_BURN_ERROR(burn::module::conv2d(x, Tensor<B, 4>::ones({6, 3, 3, 3}), std::nullopt, {}),
+                      "conv2d: input [1, 4, 5, 5] has 4 channels");
+    EXPECT_BURN_ERROR(burn::module::conv2d(x, Tensor<B, 4>::ones({5, 2, 3, 3}), std::nullopt,
+                                           ConvOptions<2>{.groups = 2}),
+                      "not divisible by groups 2");
+    EXPECT_BURN_ERROR(burn::module::conv2d(x, w, Tensor<B, 1>::ones({5}), {}), "conv2d: bias");
+    EXPECT_BURN_ERROR(burn::module::conv2d(x, w, std::nullopt, ConvOptions<2>{.stride = {0, 1}}),
+                      "conv2d: stride must be positive");
+    const std::size_t negative = static_cast<std::size_t>(-1);
+    EXPECT_BURN_ERROR(burn::module::conv2d(x, w, std::nullopt,
+                                           ConvOptions<2>{.padding = {negative, 0}}),
+                      "conv2d: padding -1 is negative");
+    EXPECT_BURN_ERROR(burn::module::conv1d(Tensor<B, 3>::ones({1, 4, 2}), Tensor<B, 3>::ones({2, 4, 3}),
+                                           std::nullopt, {}),
+                      "conv1d");
+    EXPECT_BURN_ERROR(burn::module::conv_transpose2d(x, Tensor<B, 4>::ones({3, 2, 3, 3}),
+                                                     std::nullopt, {}),
+                      "conv_transpose2d: input [1, 4, 5, 5] has 4 channels");
+    EXPECT_BURN_ERROR(burn::module::conv_transpose2d(
+                          x, Tensor<B, 4>::ones({4, 2, 3, 3}), std::nullopt,
+                          ConvTransposeOptions<2>{.stride = {2, 2}, .padding_out = {2, 0}}),
+                      "padding_out");
+}
+
+}  // namespace
