@@ -68,4 +68,10 @@ TensorData fixture_data(const nlohmann::json& t) {
     throw Error("fixture: unknown dtype " + dtype);
 }
 
+std::vector<std::string> fixture_case_list(std::string_view file, std::string_view group) {
+    auto v = fixture(file, "index").at("params").at(std::string(group)).get<std::vector<std::string>>();
+    if (v.empty()) throw Error("fixture " + std::string(file) + ": no cases listed for " + std::string(group));
+    return v;
+}
+
 }  // namespace burn::testing

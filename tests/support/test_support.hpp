@@ -8,8 +8,10 @@
 #include <burn/backend/cpu.hpp>
 #include <burn/burn.hpp>
 #include <nlohmann/json.hpp>
+#include <array>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace burn::testing {
 
@@ -43,6 +45,18 @@ Tensor<B, D, K> fixture_input(std::string_view file, std::string_view case_name,
     return Tensor<B, D, K>::from_data(
         fixture_data(fixture(file, case_name).at("inputs").at(std::string(name))));
 }
+
+/// A JSON array of N sizes (a fixture's "params" entry) as a std::array.
+template <std::size_t N>
+std::array<std::size_t, N> fixture_sizes(const nlohmann::json& j) {
+    std::array<std::size_t, N> a{};
+    for (std::size_t i = 0; i < N; ++i) a[i] = j.at(i).get<std::size_t>();
+    return a;
+}
+
+/// The case names listed under params[group] of the case "index" of a fixture file (generators
+/// that write many cases of one kind list them there). Throws if the list is missing or empty.
+std::vector<std::string> fixture_case_list(std::string_view file, std::string_view group);
 
 /// The output `name` of a case.
 inline TensorData fixture_output(std::string_view file, std::string_view case_name,

@@ -27,9 +27,7 @@ TYPED_TEST_SUITE(ConvTest, burn::testing::Backends, burn::testing::BackendNames)
 
 template <std::size_t N>
 std::array<std::size_t, N> arr(const nlohmann::json& j) {
-    std::array<std::size_t, N> a{};
-    for (std::size_t i = 0; i < N; ++i) a[i] = j.at(i).get<std::size_t>();
-    return a;
+    return burn::testing::fixture_sizes<N>(j);
 }
 
 /// Looser for f32: sums of up to a few hundred products of values in [-1, 1].

@@ -30,14 +30,10 @@ namespace module = burn::module;
 constexpr const char* kFile = "pool";
 
 std::vector<std::string> cases_of(const std::string& group) {
-    auto v = fixture(kFile, "index").at("params").at(group).get<std::vector<std::string>>();
-    if (v.empty()) throw burn::Error("fixture: no cases for " + group);
-    return v;
+    return burn::testing::fixture_case_list(kFile, group);
 }
 
-std::array<std::size_t, 2> arr2(const nlohmann::json& j) {
-    return {j.at(0).get<std::size_t>(), j.at(1).get<std::size_t>()};
-}
+std::array<std::size_t, 2> arr2(const nlohmann::json& j) { return burn::testing::fixture_sizes<2>(j); }
 
 template <class B>
 class EmbeddingUnfoldTest : public ::testing::Test {};

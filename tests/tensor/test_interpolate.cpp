@@ -30,9 +30,7 @@ namespace module = burn::module;
 constexpr const char* kFile = "pool";
 
 std::vector<std::string> cases_of(const std::string& group) {
-    auto v = fixture(kFile, "index").at("params").at(group).get<std::vector<std::string>>();
-    if (v.empty()) throw burn::Error("fixture: no cases for " + group);
-    return v;
+    return burn::testing::fixture_case_list(kFile, group);
 }
 
 InterpolateMode mode_of(const std::string& m) {

@@ -36,18 +36,14 @@ namespace module = burn::module;
 constexpr const char* kFile = "pool";
 
 std::vector<std::string> cases_of(const std::string& group) {
-    auto v = fixture(kFile, "index").at("params").at(group).get<std::vector<std::string>>();
-    if (v.empty()) throw burn::Error("fixture: no cases for " + group);
-    return v;
+    return burn::testing::fixture_case_list(kFile, group);
 }
 
 const nlohmann::json& params(const std::string& c) { return fixture(kFile, c).at("params"); }
 
 template <std::size_t N>
 std::array<std::size_t, N> arr(const nlohmann::json& j) {
-    std::array<std::size_t, N> a{};
-    for (std::size_t i = 0; i < N; ++i) a[i] = j.at(i).get<std::size_t>();
-    return a;
+    return burn::testing::fixture_sizes<N>(j);
 }
 
 TensorData expected(const std::string& c, const std::string& name) {

@@ -485,9 +485,13 @@ void weight_core(const Geo& g, const E* in, const E* out_grad, E* w_grad) {
     });
 }
 
-template <class E>
-const E* ptr(const CpuTensor& t) {
-    return t.data<E>();
+/// Calls f(E{}) for the float element type of `d`; other dtypes throw, naming `op`.
+template <class F>
+void float_dispatch(DType d, const char* op, F&& f) {
+    dispatch(d, [&](auto e) {
+        if constexpr (std::is_floating_point_v<decltype(e)>) f(e);
+        else detail::fail(op, ": expected a float tensor, got ", dtype_name(d));
+    });
 }
 
 /// The three cores on CpuTensors (made contiguous here), dispatched on the float dtype.
@@ -498,11 +502,9 @@ CpuTensor run_forward(const Geo& g, const CpuTensor& in, const CpuTensor& w,
     const CpuTensor x = contiguous(in), wc = contiguous(w);
     std::optional<CpuTensor> bc;
     if (bias) bc = contiguous(*bias);
-    dispatch(in.dtype, [&](auto e) {
+    float_dispatch(in.dtype, "conv", [&](auto e) {
         using E = decltype(e);
-        if constexpr (std::is_floating_point_v<E>)
-            forward_core<E>(g, ptr<E>(x), ptr<E>(wc), bc ? ptr<E>(*bc) : nullptr, out.data<E>());
-        else detail::fail("conv: expected a float tensor, got ", dtype_name(in.dtype));
+        forward_core<E>(g, x.data<E>(), wc.data<E>(), bc ? bc->data<E>() : nullptr, out.data<E>());
     });
     return out;
 }
@@ -512,11 +514,9 @@ CpuTensor run_input(const Geo& g, const CpuTensor& out_grad, const CpuTensor& w,
     CpuTensor in_grad = alloc(in_shape, out_grad.dtype);
     if (in_grad.num_elements() == 0) return in_grad;
     const CpuTensor go = contiguous(out_grad), wc = contiguous(w);
-    dispatch(out_grad.dtype, [&](auto e) {
+    float_dispatch(out_grad.dtype, "conv backward", [&](auto e) {
         using E = decltype(e);
-        if constexpr (std::is_floating_point_v<E>)
-            input_core<E>(g, ptr<E>(go), ptr<E>(wc), in_grad.data<E>());
-        else detail::fail("conv backward: expected a float tensor, got ", dtype_name(out_grad.dtype));
+        input_core<E>(g, go.data<E>(), wc.data<E>(), in_grad.data<E>());
     });
     return in_grad;
 }
@@ -526,11 +526,9 @@ CpuTensor run_weight(const Geo& g, const CpuTensor& in, const CpuTensor& out_gra
     CpuTensor w_grad = alloc(w_shape, in.dtype);
     if (w_grad.num_elements() == 0) return w_grad;
     const CpuTensor x = contiguous(in), go = contiguous(out_grad);
-    dispatch(in.dtype, [&](auto e) {
+    float_dispatch(in.dtype, "conv backward", [&](auto e) {
         using E = decltype(e);
-        if constexpr (std::is_floating_point_v<E>)
-            weight_core<E>(g, ptr<E>(x), ptr<E>(go), w_grad.data<E>());
-        else detail::fail("conv backward: expected a float tensor, got ", dtype_name(in.dtype));
+        weight_core<E>(g, x.data<E>(), go.data<E>(), w_grad.data<E>());
     });
     return w_grad;
 }
@@ -557,9 +555,9 @@ Shape conv_transpose_out_shape(const CpuTensor& x, const CpuTensor& w, const Spa
 void add_channel_bias(CpuTensor& out, const CpuTensor& bias) {
     const CpuTensor bc = contiguous(bias);
     const std::size_t B = out.shape[0], C = out.shape[1], L = out.num_elements() / std::max<std::size_t>(1, B * C);
-    dispatch(out.dtype, [&](auto e) {
+    float_dispatch(out.dtype, "conv_transpose", [&](auto e) {
         using E = decltype(e);
-        if constexpr (std::is_floating_point_v<E>) {
+        {
             E* o = out.data<E>();
             const E* bv = bc.data<E>();
             parallel_for(B * C, std::max<std::size_t>(1, kParallelGrain / std::max<std::size_t>(1, L)),

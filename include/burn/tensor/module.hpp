@@ -243,15 +243,36 @@ Tensor<B, 3> unfold4d(const Tensor<B, 4>& x, std::array<std::size_t, 2> kernel_s
 
 // ------------------------------------------------------------------------- pooling
 
+namespace detail {
+/// Validated pooling options (window inside the padded input, padding at most half the window).
+template <std::size_t N>
+AvgPoolOptions<N> avg_pool_options(const char* op, const Shape& x, std::array<std::size_t, N> k,
+                                   std::array<std::size_t, N> s, std::array<std::size_t, N> p,
+                                   bool count_include_pad, bool ceil_mode) {
+    std::array<std::size_t, N> d;
+    d.fill(1);
+    check_pool_padding<N>(op, k, p, d);
+    (void)window_output<N>(op, x, k, s, p, d, ceil_mode);
+    return {k, s, p, count_include_pad, ceil_mode};
+}
+
+template <std::size_t N>
+MaxPoolOptions<N> max_pool_options(const char* op, const Shape& x, std::array<std::size_t, N> k,
+                                   std::array<std::size_t, N> s, std::array<std::size_t, N> p,
+                                   std::array<std::size_t, N> d, bool ceil_mode) {
+    check_pool_padding<N>(op, k, p, d);
+    (void)window_output<N>(op, x, k, s, p, d, ceil_mode);
+    return {k, s, p, d, ceil_mode};
+}
+}  // namespace detail
+
 /// Average pooling over the last dim of x [batch, channels, length].
 template <Backend B>
 Tensor<B, 3> avg_pool1d(const Tensor<B, 3>& x, std::size_t kernel_size, std::size_t stride,
                         std::size_t padding, bool count_include_pad = true, bool ceil_mode = false) {
-    const AvgPoolOptions<1> o{{kernel_size}, {stride}, {padding}, count_include_pad, ceil_mode};
-    detail::check_pool_padding<1>("avg_pool1d", o.kernel_size, o.padding, {1});
-    (void)detail::window_output<1>("avg_pool1d", x.shape(), o.kernel_size, o.stride, o.padding, {1},
-                                   ceil_mode);
-    return Tensor<B, 3>(B::avg_pool1d(x.primitive(), o));
+    return Tensor<B, 3>(B::avg_pool1d(
+        x.primitive(), detail::avg_pool_options<1>("avg_pool1d", x.shape(), {kernel_size}, {stride},
+                                                   {padding}, count_include_pad, ceil_mode)));
 }
 
 /// Average pooling over the last two dims of x [batch, channels, height, width].
@@ -259,22 +280,18 @@ template <Backend B>
 Tensor<B, 4> avg_pool2d(const Tensor<B, 4>& x, std::array<std::size_t, 2> kernel_size,
                         std::array<std::size_t, 2> stride, std::array<std::size_t, 2> padding,
                         bool count_include_pad = true, bool ceil_mode = false) {
-    const AvgPoolOptions<2> o{kernel_size, stride, padding, count_include_pad, ceil_mode};
-    detail::check_pool_padding<2>("avg_pool2d", kernel_size, padding, {1, 1});
-    (void)detail::window_output<2>("avg_pool2d", x.shape(), kernel_size, stride, padding, {1, 1},
-                                   ceil_mode);
-    return Tensor<B, 4>(B::avg_pool2d(x.primitive(), o));
+    return Tensor<B, 4>(B::avg_pool2d(
+        x.primitive(), detail::avg_pool_options<2>("avg_pool2d", x.shape(), kernel_size, stride,
+                                                   padding, count_include_pad, ceil_mode)));
 }
 
 /// Max pooling over the last dim of x [batch, channels, length].
 template <Backend B>
 Tensor<B, 3> max_pool1d(const Tensor<B, 3>& x, std::size_t kernel_size, std::size_t stride,
                         std::size_t padding, std::size_t dilation = 1, bool ceil_mode = false) {
-    const MaxPoolOptions<1> o{{kernel_size}, {stride}, {padding}, {dilation}, ceil_mode};
-    detail::check_pool_padding<1>("max_pool1d", o.kernel_size, o.padding, o.dilation);
-    (void)detail::window_output<1>("max_pool1d", x.shape(), o.kernel_size, o.stride, o.padding,
-                                   o.dilation, ceil_mode);
-    return Tensor<B, 3>(B::max_pool1d(x.primitive(), o));
+    return Tensor<B, 3>(B::max_pool1d(
+        x.primitive(), detail::max_pool_options<1>("max_pool1d", x.shape(), {kernel_size}, {stride},
+                                                   {padding}, {dilation}, ceil_mode)));
 }
 
 /// Max pooling over the last two dims of x [batch, channels, height, width].
@@ -282,11 +299,9 @@ template <Backend B>
 Tensor<B, 4> max_pool2d(const Tensor<B, 4>& x, std::array<std::size_t, 2> kernel_size,
                         std::array<std::size_t, 2> stride, std::array<std::size_t, 2> padding,
                         std::array<std::size_t, 2> dilation = {1, 1}, bool ceil_mode = false) {
-    const MaxPoolOptions<2> o{kernel_size, stride, padding, dilation, ceil_mode};
-    detail::check_pool_padding<2>("max_pool2d", kernel_size, padding, dilation);
-    (void)detail::window_output<2>("max_pool2d", x.shape(), kernel_size, stride, padding, dilation,
-                                   ceil_mode);
-    return Tensor<B, 4>(B::max_pool2d(x.primitive(), o));
+    return Tensor<B, 4>(B::max_pool2d(
+        x.primitive(), detail::max_pool_options<2>("max_pool2d", x.shape(), kernel_size, stride,
+                                                   padding, dilation, ceil_mode)));
 }
 
 /// max_pool1d plus the position of each maximum in its input row.
@@ -294,11 +309,10 @@ template <Backend B>
 std::pair<Tensor<B, 3>, Tensor<B, 3, Int>> max_pool1d_with_indices(
     const Tensor<B, 3>& x, std::size_t kernel_size, std::size_t stride, std::size_t padding,
     std::size_t dilation = 1, bool ceil_mode = false) {
-    const MaxPoolOptions<1> o{{kernel_size}, {stride}, {padding}, {dilation}, ceil_mode};
-    detail::check_pool_padding<1>("max_pool1d_with_indices", o.kernel_size, o.padding, o.dilation);
-    (void)detail::window_output<1>("max_pool1d_with_indices", x.shape(), o.kernel_size, o.stride,
-                                   o.padding, o.dilation, ceil_mode);
-    auto r = B::max_pool1d_with_indices(x.primitive(), o);
+    auto r = B::max_pool1d_with_indices(
+        x.primitive(), detail::max_pool_options<1>("max_pool1d_with_indices", x.shape(),
+                                                   {kernel_size}, {stride}, {padding}, {dilation},
+                                                   ceil_mode));
     return {Tensor<B, 3>(std::move(r.output)), Tensor<B, 3, Int>(std::move(r.indices))};
 }
 
@@ -308,11 +322,10 @@ std::pair<Tensor<B, 4>, Tensor<B, 4, Int>> max_pool2d_with_indices(
     const Tensor<B, 4>& x, std::array<std::size_t, 2> kernel_size,
     std::array<std::size_t, 2> stride, std::array<std::size_t, 2> padding,
     std::array<std::size_t, 2> dilation = {1, 1}, bool ceil_mode = false) {
-    const MaxPoolOptions<2> o{kernel_size, stride, padding, dilation, ceil_mode};
-    detail::check_pool_padding<2>("max_pool2d_with_indices", kernel_size, padding, dilation);
-    (void)detail::window_output<2>("max_pool2d_with_indices", x.shape(), kernel_size, stride,
-                                   padding, dilation, ceil_mode);
-    auto r = B::max_pool2d_with_indices(x.primitive(), o);
+    auto r = B::max_pool2d_with_indices(
+        x.primitive(), detail::max_pool_options<2>("max_pool2d_with_indices", x.shape(),
+                                                   kernel_size, stride, padding, dilation,
+                                                   ceil_mode));
     return {Tensor<B, 4>(std::move(r.output)), Tensor<B, 4, Int>(std::move(r.indices))};
 }
 
