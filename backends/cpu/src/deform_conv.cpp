@@ -34,13 +34,6 @@
 // mask; a shared machine, so rough): f32 forward 6.3 ms, backward 35 ms; f64 11 / 58 ms.
 // torchvision 0.14's CPU kernel, same input, same moment: f32 forward 57 ms, forward + backward
 // 422 ms; f64 104 / 505 ms.
-//
-// GCC 12 reports -Wmaybe-uninitialized inside its own AVX-512 intrinsics (_mm512_undefined_pd's
-// self-initialisation) when Eigen's float GEMM packs panels with -march=native: a false positive,
-// silenced for this file (the diagnostic is issued where the inlined code is emitted).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 #include <Eigen/Core>
 #include <tbb/task_arena.h>
 
