@@ -5,6 +5,8 @@
 // sizes and batch 1; non-contiguous inputs; invalid arguments.
 #include <array>
 #include <optional>
+#include <random>
+#include <vector>
 #include <string>
 
 #include "test_support.hpp"
@@ -171,6 +173,89 @@ TYPED_TEST(ConvTest, LargeImageUsesColumnBlocks) {
         auto got = y.slice({burn::Slice(0, 1), burn::Slice(0, 8), burn::Slice(oh, oh + 1)})
                        .reshape(std::array<std::int64_t, 2>{8, 64});
         EXPECT_TRUE(close_to(got, ref.to_data(), tol<B>())) << "row " << oh;
+    }
+}
+
+/// Direct (seven-loop) conv2d and its gradients in double, for random configurations.
+struct DirectConv {
+    std::size_t B, C, H, W, O, KH, KW, G, sh, sw, ph, pw, dh, dw, OH, OW;
+    std::vector<double> x, w, gy, y, gx, gw;
+
+    void run() {
+        y.assign(B * O * OH * OW, 0.0);
+        gx.assign(B * C * H * W, 0.0);
+        gw.assign(O * (C / G) * KH * KW, 0.0);
+        const std::size_t cg = C / G, og = O / G;
+        for (std::size_t b = 0; b < B; ++b)
+            for (std::size_t o = 0; o < O; ++o)
+                for (std::size_t oh = 0; oh < OH; ++oh)
+                    for (std::size_t ow = 0; ow < OW; ++ow) {
+                        const std::size_t yi = ((b * O + o) * OH + oh) * OW + ow;
+                        for (std::size_t ci = 0; ci < cg; ++ci)
+                            for (std::size_t kh = 0; kh < KH; ++kh)
+                                for (std::size_t kw = 0; kw < KW; ++kw) {
+                                    const auto ih = static_cast<std::int64_t>(oh * sh + kh * dh) - static_cast<std::int64_t>(ph);
+                                    const auto iw = static_cast<std::int64_t>(ow * sw + kw * dw) - static_cast<std::int64_t>(pw);
+                                    if (ih < 0 || iw < 0 || ih >= static_cast<std::int64_t>(H) || iw >= static_cast<std::int64_t>(W)) continue;
+                                    const std::size_t c = (o / og) * cg + ci;
+                                    const std::size_t xi = ((b * C + c) * H + static_cast<std::size_t>(ih)) * W + static_cast<std::size_t>(iw);
+                                    const std::size_t wi = ((o * cg + ci) * KH + kh) * KW + kw;
+                                    y[yi] += w[wi] * x[xi];
+                                    gx[xi] += w[wi] * gy[yi];
+                                    gw[wi] += x[xi] * gy[yi];
+                                }
+                    }
+    }
+};
+
+TYPED_TEST(ConvTest, RandomConfigurationsMatchDirectConvolution) {
+    // Random shapes and options (seeded), covering every code path: implicit GEMM, im2col with
+    // thin or BLAS products, 1x1, column blocks, channel blocks, groups; forward and both
+    // gradients against a direct double-precision convolution.
+    using B = TypeParam;
+    std::mt19937 rng(1234);
+    auto pick = [&](std::size_t lo, std::size_t hi) {
+        return std::uniform_int_distribution<std::size_t>(lo, hi)(rng);
+    };
+    for (int trial = 0; trial < 40; ++trial) {
+        DirectConv d{};
+        d.G = pick(1, 3);
+        d.C = d.G * pick(1, 4);
+        d.O = d.G * pick(1, trial % 4 == 0 ? 24 : 6);
+        d.B = pick(1, 3);
+        d.KH = pick(1, 4), d.KW = pick(1, 4);
+        d.sh = pick(1, 2), d.sw = pick(1, 3), d.dh = pick(1, 2), d.dw = pick(1, 2);
+        d.ph = trial % 3 == 0 ? 0 : pick(0, 2), d.pw = trial % 3 == 0 ? 0 : pick(0, 2);
+        if (trial % 3 == 0) d.sh = d.sw = 1;  // the implicit-GEMM path
+        d.H = pick(d.dh * (d.KH - 1) + 1, 14), d.W = pick(d.dw * (d.KW - 1) + 1, 40);
+        d.OH = burn::conv_output_size(d.H, d.KH, d.sh, d.ph, d.dh);
+        d.OW = burn::conv_output_size(d.W, d.KW, d.sw, d.pw, d.dw);
+        auto fill = [&](std::size_t n) {
+            std::vector<double> v(n);
+            for (auto& e : v) e = static_cast<double>(static_cast<int>(pick(0, 512)) - 256) / 256.0;
+            return v;
+        };
+        d.x = fill(d.B * d.C * d.H * d.W);
+        d.w = fill(d.O * (d.C / d.G) * d.KH * d.KW);
+        d.gy = fill(d.B * d.O * d.OH * d.OW);
+        d.run();
+        const burn::Shape xs{d.B, d.C, d.H, d.W}, ws{d.O, d.C / d.G, d.KH, d.KW},
+            ys{d.B, d.O, d.OH, d.OW};
+        auto x = Tensor<B, 4>::from_data(burn::TensorData(d.x, xs));
+        auto w = Tensor<B, 4>::from_data(burn::TensorData(d.w, ws));
+        auto gy = Tensor<B, 4>::from_data(burn::TensorData(d.gy, ys));
+        const ConvOptions<2> o{{d.sh, d.sw}, {d.ph, d.pw}, {d.dh, d.dw}, d.G};
+        SCOPED_TRACE("trial " + std::to_string(trial) + ": x " + xs.to_string() + " w " +
+                     ws.to_string() + " stride " + std::to_string(d.sh) + "," + std::to_string(d.sw) +
+                     " pad " + std::to_string(d.ph) + "," + std::to_string(d.pw) + " dil " +
+                     std::to_string(d.dh) + "," + std::to_string(d.dw) + " groups " +
+                     std::to_string(d.G));
+        auto y = burn::module::conv2d(x, w, std::nullopt, o);
+        EXPECT_TRUE(close_to(y, burn::TensorData(d.y, ys), tol<B>()));
+        auto gx = Tensor<B, 4>(B::conv2d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o));
+        EXPECT_TRUE(close_to(gx, burn::TensorData(d.gx, xs), tol<B>()));
+        auto gw = Tensor<B, 4>(B::conv2d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o));
+        EXPECT_TRUE(close_to(gw, burn::TensorData(d.gw, ws), tol<B>()));
     }
 }
 
