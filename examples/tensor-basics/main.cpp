@@ -266,6 +266,38 @@ void linear_regression(const typename B::Device& device) {
 }
 
 template <burn::Backend B>
+void conv_block(const typename B::Device& device) {
+    section("12. A convolutional block: module ops, activations, quantization");
+    // A vertical edge between columns 3 and 4 of two 8x8 images (the second one inverted).
+    auto left = Tensor<B, 4>::zeros({2, 1, 8, 4}, device);
+    auto right = Tensor<B, 4>::ones({2, 1, 8, 4}, device);
+    auto images = Tensor<B, 4>::cat({left, right}, 3);
+    images = Tensor<B, 4>::cat({images.slice({burn::Slice(0, 1)}),
+                                images.slice({burn::Slice(1, 2)}).neg() + 1.0},
+                               0);
+    // Two 3x3 filters: a Sobel x edge detector and a box blur.
+    auto sobel = Tensor<B, 2>::from_floats({{-1, 0, 1}, {-2, 0, 2}, {-1, 0, 1}}, device);
+    auto blur = Tensor<B, 2>::ones({3, 3}, device) / 9.0;
+    auto weight = Tensor<B, 2>::template stack<3>({sobel, blur}, 0).template reshape<4>(burn::Shape{2, 1, 3, 3});
+    auto bias = Tensor<B, 1>::zeros({2}, device);
+
+    auto features = burn::module::conv2d(images, weight, bias, burn::ConvOptions<2>{.padding = {1, 1}});
+    auto activated = burn::activation::relu(features);                        // [2, 2, 8, 8]
+    auto pooled = burn::module::max_pool2d(activated, {2, 2}, {2, 2}, {0, 0});  // [2, 2, 4, 4]
+    auto summary = burn::module::adaptive_avg_pool2d(pooled, {1, 1}).template reshape<2>(burn::Shape{2, 2});
+    show("pooled features per image [edge, blur]", summary);
+    show("softmax over them", burn::activation::softmax(summary, -1));
+
+    // int8 weights: quantize, dequantize, and compare the convolution's output with the float one.
+    auto scheme = burn::QuantizationScheme::PerTensorSymmetric(burn::QuantizationType::QInt8);
+    auto q_weight = weight.quantize_dynamic(scheme);
+    std::cout << "  weight dtype after quantize_dynamic: " << burn::dtype_name(q_weight.dtype()) << "\n";
+    auto q_features = burn::module::conv2d(images, q_weight.dequantize(), bias,
+                                           burn::ConvOptions<2>{.padding = {1, 1}});
+    burn::check_closeness(features, q_features);
+}
+
+template <burn::Backend B>
 void run(const typename B::Device& device) {
     std::cout << "burn-cpp tensor basics on backend \"" << B::name() << "\", device " << device
               << "\n";
@@ -280,13 +312,14 @@ void run(const typename B::Device& device) {
     printing<B>(device);
     errors<B>(device);
     linear_regression<B>(device);
+    conv_block<B>(device);
 }
 
 // Specific to the CPU backend: shows that an op on a moved-from, uniquely owned tensor writes
 // its result into the same buffer, while the same op on a shared tensor allocates.
 void cpu_buffer_reuse() {
     using C = burn::Cpu<float>;
-    section("12. In-place reuse on the CPU backend");
+    section("13. In-place reuse on the CPU backend");
     auto x = Tensor<C, 1>::ones({1 << 16});
     const void* x_buffer = x.primitive().buffer->data();
     auto y = x.exp();  // x is still needed: a new buffer
