@@ -13,9 +13,10 @@
 // im2col panel stays in L2 (kPanelBytes), so batch-1 inference uses every core too; the weight
 // core accumulates per-thread partial sums. The input core splits over channel blocks, whose
 // col2im writes never overlap. GEMMs are single-threaded OpenBLAS calls (cpu::gemm), except in
-// the forward with few output channels (the MNIST guide's 8 and 16): there a register-tiled
-// kernel beats BLAS, whose packing such thin products never amortise.
-// A 1x1 kernel with stride 1 and no padding skips im2col: the input is its own panel.
+// the forward with few output channels (the MNIST guide's 8 and 16): there register-tiled
+// kernels beat BLAS, whose packing such thin products never amortise, and without padding (and
+// with stride 1 along the rows) they read the input directly, with no im2col (forward_implicit).
+// A 1x1 kernel with stride 1 and no padding skips im2col too: the input is its own panel.
 #include <tbb/combinable.h>
 #include <tbb/parallel_for.h>
 
@@ -216,31 +217,27 @@ E* scratch(std::size_t n) {
     return buf.data();
 }
 
-/// C [MR, NR] tile (ldc) = A [MR, k] (row stride lda) * B [k, NR], row r of B at brow[r] + j0
-/// (rows anywhere in memory). NR = two 64-byte vectors, accumulated in MR x 2 vector registers
-/// (GCC vector extension: one zmm each with AVX-512, narrower registers on other targets).
-template <class E, std::size_t MR>
-inline void tile_kernel_rows(std::size_t k, const E* __restrict a, std::size_t lda,
-                             const E* const* __restrict brow, std::size_t j0, E* __restrict c,
-                             std::size_t ldc) {
-    typedef E V __attribute__((vector_size(64)));
-    constexpr std::size_t W = 64 / sizeof(E);
-    V acc[MR][2];
-    for (std::size_t i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = V{};  // registers, no memset
+/// C[i][j0 + v*W + t] (row stride ldc) = bias[i] + sum_r a[i*lda + r] * brow[r][j0 + v*W + t]
+/// for MR rows and NV vectors of VB bytes (W elements each).
+template <class E, std::size_t MR, std::size_t VB, std::size_t NV>
+inline void row_tile(std::size_t k, const E* __restrict a, std::size_t lda,
+                     const E* const* __restrict brow, std::size_t j0, const E* bias,
+                     E* __restrict c, std::size_t ldc) {
+    typedef E V __attribute__((vector_size(VB)));
+    constexpr std::size_t W = VB / sizeof(E);
+    V acc[MR][NV];
+    for (std::size_t i = 0; i < MR; ++i)
+        for (std::size_t v = 0; v < NV; ++v) acc[i][v] = V{} + (bias ? bias[i] : E(0));
     for (std::size_t r = 0; r < k; ++r) {
-        V b0, b1;
-        std::memcpy(&b0, brow[r] + j0, sizeof(V));
-        std::memcpy(&b1, brow[r] + j0 + W, sizeof(V));
+        V b[NV];
+        for (std::size_t v = 0; v < NV; ++v) std::memcpy(&b[v], brow[r] + j0 + v * W, VB);
         for (std::size_t i = 0; i < MR; ++i) {
-            const E w = a[i * lda + r];
-            acc[i][0] += w * b0;
-            acc[i][1] += w * b1;
+            const E wv = a[i * lda + r];
+            for (std::size_t v = 0; v < NV; ++v) acc[i][v] += wv * b[v];
         }
     }
-    for (std::size_t i = 0; i < MR; ++i) {
-        std::memcpy(c + i * ldc, &acc[i][0], sizeof(V));
-        std::memcpy(c + i * ldc + W, &acc[i][1], sizeof(V));
-    }
+    for (std::size_t i = 0; i < MR; ++i)
+        for (std::size_t v = 0; v < NV; ++v) std::memcpy(c + i * ldc + j0 + v * W, &acc[i][v], VB);
 }
 
 /// C [m, n] (ldc) = A [m, k] * B, row r of B at brow[r][0, n), for products with few rows
@@ -254,7 +251,7 @@ void thin_gemm_rows(std::size_t m, std::size_t n, std::size_t k, const E* a,
     const std::size_t m8 = m / MR * MR, nt = n / NR * NR;
     for (std::size_t i = 0; i < m8; i += MR)
         for (std::size_t j = 0; j < nt; j += NR)
-            tile_kernel_rows<E, MR>(k, a + i * k, k, brow, j, c + i * ldc + j, ldc);
+            row_tile<E, MR, 64, 2>(k, a + i * k, k, brow, j, nullptr, c + i * ldc, ldc);
     auto axpy_rows = [&](std::size_t i0, std::size_t i1) {
         for (std::size_t i = i0; i < i1; ++i) {
             E* __restrict ci = c + i * ldc;
@@ -278,7 +275,7 @@ void thin_gemm_rows(std::size_t m, std::size_t n, std::size_t k, const E* a,
         const E** prow = scratch<const E*, 1>(k);
         for (std::size_t r = 0; r < k; ++r) prow[r] = pad + r * NR;
         for (std::size_t i = 0; i < m8; i += MR) {
-            tile_kernel_rows<E, MR>(k, a + i * k, k, prow, 0, ctile, NR);
+            row_tile<E, MR, 64, 2>(k, a + i * k, k, prow, 0, nullptr, ctile, NR);
             for (std::size_t ii = 0; ii < MR; ++ii)
                 std::copy(ctile + ii * NR, ctile + ii * NR + (n - nt), c + (i + ii) * ldc + nt);
         }
@@ -306,23 +303,43 @@ std::size_t column_block(const Geo& g, std::size_t elem_size) {
     return std::max<std::size_t>(1, std::min(nb, L));
 }
 
-/// Stride 1, no padding, few output channels: no im2col at all. Input element
-/// x[c][od + kd*dd][oh + kh*dh][ow + kw*dw] sits at (c, kd, kh, kw)'s offset plus
-/// l' = (od * IH + oh) * IW + ow, so over the "wide" columns l' (output positions on the input's
-/// row pitch, the extra ones discarded) every panel row is a contiguous slice of x. The product is
-/// computed on wide columns and the valid ones copied out.
+/// Stride 1 along the rows, no padding, few output channels: no im2col at all. For an output
+/// row (od, oh), the panel row of (c, kd, kh, kw) is a contiguous slice of the input,
+/// x[c][od*sd + kd*dd][oh*sh + kh*dh][kw*dw + ow], so the product reads the input directly:
+/// register tiles of 8 output channels x one row chunk (32, 16 or 8 floats), accumulated from the
+/// bias and stored straight into the output.
 bool implicit_ok(const Geo& g) {
     for (int i = 0; i < 3; ++i)
-        if (g.s[i] != 1 || g.p[i] != 0) return false;
-    return use_thin_gemm(g.og(), g.rows()) && !g.pointwise();
+        if (g.p[i] != 0) return false;
+    return g.s[2] == 1 && use_thin_gemm(g.og(), g.rows()) && !g.pointwise();
+}
+
+/// One output row segment [0, n) for MR output channels, in chunks of 128, 64 and 32 bytes; the
+/// last few columns by a 32-byte tile ending at n (rows shorter than that element by element).
+template <class E, std::size_t MR>
+void row_chunks(std::size_t k, const E* a, std::size_t lda, const E* const* brow, std::size_t n,
+                const E* bias, E* c, std::size_t ldc) {
+    constexpr std::size_t W = 64 / sizeof(E);
+    std::size_t j = 0;
+    for (; j + 2 * W <= n; j += 2 * W) row_tile<E, MR, 64, 2>(k, a, lda, brow, j, bias, c, ldc);
+    if (j + W <= n) row_tile<E, MR, 64, 1>(k, a, lda, brow, j, bias, c, ldc), j += W;
+    if (j + W / 2 <= n) row_tile<E, MR, 32, 1>(k, a, lda, brow, j, bias, c, ldc), j += W / 2;
+    if (j < n && n >= W / 2) {  // the last columns: a tile that ends at n, redoing a few columns
+        row_tile<E, MR, 32, 1>(k, a, lda, brow, n - W / 2, bias, c, ldc);  // (same values)
+        j = n;
+    }
+    for (; j < n; ++j)
+        for (std::size_t i = 0; i < MR; ++i) {
+            E acc = bias ? bias[i] : E(0);
+            for (std::size_t r = 0; r < k; ++r) acc += a[i * lda + r] * brow[r][j];
+            c[i * ldc + j] = acc;
+        }
 }
 
 template <class E>
 void forward_implicit(const Geo& g, const E* in, const E* w, const E* bias, E* out) {
     const std::size_t L = g.out_plane(), rows = g.rows(), og = g.og();
-    const std::int64_t IH = g.in[1], IW = g.in[2], OD = g.out[0], OH = g.out[1], OW = g.out[2];
-    // Wide columns: up to the last valid output position (so no read passes the plane's end).
-    const auto wide = static_cast<std::size_t>(((OD - 1) * IH + OH - 1) * IW + OW);
+    const std::int64_t IH = g.in[1], IW = g.in[2], OH = g.out[1], OW = g.out[2];
     std::vector<std::int64_t> off(rows);
     for (std::size_t c = 0, r = 0; c < g.cg(); ++c)
         for (std::int64_t kd = 0; kd < g.k[0]; ++kd)
@@ -330,39 +347,34 @@ void forward_implicit(const Geo& g, const E* in, const E* w, const E* bias, E* o
                 for (std::int64_t kw = 0; kw < g.k[2]; ++kw, ++r)
                     off[r] = static_cast<std::int64_t>(c * g.in_plane()) +
                              (kd * g.d[0] * IH + kh * g.d[1]) * IW + kw * g.d[2];
-    // Blocks of whole wide rows (IW columns), a few per thread when there are few images.
+    // Blocks of output rows, a few per thread when there are few images.
     const std::size_t images = g.batch * g.groups, threads = num_threads();
-    const auto wrows = static_cast<std::size_t>(OD * OH);
-    std::size_t per = wrows;
-    if (images < 2 * threads) per = std::max<std::size_t>(1, wrows * images / (4 * threads));
-    const std::size_t blocks = (wrows + per - 1) / per;
+    const auto orows = static_cast<std::size_t>(g.out[0] * OH);
+    std::size_t per = orows;
+    if (images < 2 * threads) per = std::max<std::size_t>(1, orows * images / (4 * threads));
+    const std::size_t blocks = (orows + per - 1) / per;
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, images * blocks, 1), [&](const auto& rg) {
         for (std::size_t it = rg.begin(); it < rg.end(); ++it) {
             const std::size_t blk = it % blocks, bg = it / blocks;
             const std::size_t b = bg / g.groups, grp = bg % g.groups;
-            const std::size_t q0 = blk * per, q1 = std::min(wrows, q0 + per);  // output rows
-            // Wide column range of these rows: row q = od * OH + oh starts at (od * IH + oh) * IW.
-            auto start = [&](std::size_t q) {
-                const auto qi = static_cast<std::int64_t>(q);
-                return static_cast<std::size_t>(((qi / OH) * IH + qi % OH) * IW);
-            };
-            const std::size_t c0 = start(q0), c1 = std::min(wide, start(q1 - 1) + static_cast<std::size_t>(OW));
-            const std::size_t n = c1 - c0;
             const E* x = in + (b * g.cin + grp * g.cg()) * g.in_plane();
+            const E* wg = w + grp * og * rows;
+            const E* bgrp = bias ? bias + grp * og : nullptr;
             const E** brow = scratch<const E*>(rows);
-            for (std::size_t r = 0; r < rows; ++r) brow[r] = x + off[r] + c0;
-            E* tmp = scratch<E>(og * n);
-            thin_gemm_rows(og, n, rows, w + grp * og * rows, brow, tmp, n);
-            E* o = out + (b * g.cout + grp * og) * L;
-            for (std::size_t q = q0; q < q1; ++q) {
-                const E* src = tmp + (start(q) - c0);
-                E* dst = o + q * static_cast<std::size_t>(OW);
-                for (std::size_t i = 0; i < og; ++i) {
-                    const E bv = bias ? bias[grp * og + i] : E(0);
-                    const E* __restrict si = src + i * n;
-                    E* __restrict di = dst + i * L;
-                    for (std::int64_t j = 0; j < OW; ++j) di[j] = si[j] + bv;
-                }
+            for (std::size_t q = blk * per; q < std::min(orows, (blk + 1) * per); ++q) {
+                const auto qi = static_cast<std::int64_t>(q);
+                const std::int64_t od = qi / OH, oh = qi % OH;
+                const std::int64_t base = (od * g.s[0] * IH + oh * g.s[1]) * IW;
+                for (std::size_t r = 0; r < rows; ++r) brow[r] = x + off[r] + base;
+                E* o = out + (b * g.cout + grp * og) * L + q * static_cast<std::size_t>(OW);
+                const auto n = static_cast<std::size_t>(OW);
+                std::size_t i = 0;
+                for (; i + 8 <= og; i += 8)
+                    row_chunks<E, 8>(rows, wg + i * rows, rows, brow, n, bgrp ? bgrp + i : nullptr,
+                                     o + i * L, L);
+                for (; i < og; ++i)
+                    row_chunks<E, 1>(rows, wg + i * rows, rows, brow, n, bgrp ? bgrp + i : nullptr,
+                                     o + i * L, L);
             }
         }
     });
