@@ -11,20 +11,7 @@
 // input's buffer when that input is the sole owner of a dense buffer of the output's shape/dtype.
 #pragma once
 
-#if defined(__GNUC__)
-#pragma GCC diagnostic ignored "-Wignored-attributes"  // Eigen packets (__m512) as template args
-#endif
-#if defined(__GNUC__) && !defined(__clang__)
-// GCC 12 false positive on the AVX-512 intrinsics' `_mm512_undefined_*()` idiom once inlined.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <Eigen/Core>
 #include <unsupported/Eigen/SpecialFunctions>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -36,10 +23,10 @@
 #include <type_traits>
 
 #include "internal.hpp"
+#include "simd.hpp"
 
 namespace burn::cpu::ew {
 
-namespace ei = Eigen::internal;
 using std::int64_t;
 using std::size_t;
 
@@ -47,20 +34,8 @@ using std::size_t;
 constexpr size_t kBlock = 256;
 
 // ------------------------------------------------------------------------------------------------
-// SIMD helpers
+// SIMD helpers (Pk, kVec, max_nan, min_nan: simd.hpp)
 // ------------------------------------------------------------------------------------------------
-
-template <class E>
-using Pk = typename ei::packet_traits<E>::type;
-
-/// f32/f64 with a real SIMD packet on this target.
-template <class E>
-inline constexpr bool kVec = [] {
-    if constexpr (std::is_floating_point_v<E>)
-        return ei::packet_traits<E>::Vectorizable && ei::unpacket_traits<Pk<E>>::size > 1;
-    else
-        return false;
-}();
 
 // Correctly rounded hardware square root (Eigen's fast-math psqrt maps inf to NaN and flushes
 // subnormals).
@@ -110,22 +85,6 @@ template <class E>
 inline E wrap_neg(E a) {
     if constexpr (std::is_integral_v<E>) return static_cast<E>(Wide<E>(0) - Wide<E>(a));
     else return -a;
-}
-template <class E>
-inline E max_nan(E a, E b) {
-    if constexpr (std::is_floating_point_v<E>) {
-        if (a != a) return a;
-        if (b != b) return b;
-    }
-    return a < b ? b : a;
-}
-template <class E>
-inline E min_nan(E a, E b) {
-    if constexpr (std::is_floating_point_v<E>) {
-        if (a != a) return a;
-        if (b != b) return b;
-    }
-    return b < a ? b : a;
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -6,20 +6,6 @@
 // the error does not grow with the tensor's size. Work is split into fixed chunks, so results do
 // not depend on the number of threads. Reducing a dim that is not the innermost accumulates whole
 // rows into a row of accumulators (vectorised over the contiguous inner dims).
-#if defined(__GNUC__)
-#pragma GCC diagnostic ignored "-Wignored-attributes"  // Eigen packets (__m512) as template args
-#endif
-#if defined(__GNUC__) && !defined(__clang__)
-// GCC 12 false positive on the AVX-512 intrinsics' `_mm512_undefined_*()` idiom once inlined.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <Eigen/Core>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -28,6 +14,7 @@
 #include <vector>
 
 #include "internal.hpp"
+#include "simd.hpp"
 
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -36,7 +23,6 @@
 namespace burn::cpu {
 namespace {
 
-namespace ei = Eigen::internal;
 using std::int64_t;
 using std::size_t;
 
@@ -54,37 +40,11 @@ constexpr size_t kMinSegRows = 64;
 /// Column reductions are split into at least this many tasks when the shape allows.
 constexpr size_t kMinTasks = 8;
 
-template <class E>
-using Pk = typename ei::packet_traits<E>::type;
-
-template <class E>
-inline constexpr bool kVec = [] {
-    if constexpr (std::is_floating_point_v<E>)
-        return ei::packet_traits<E>::Vectorizable && ei::unpacket_traits<Pk<E>>::size > 1;
-    else
-        return false;
-}();
 
 // ------------------------------------------------------------------------------------------------
 // Folding ops
 // ------------------------------------------------------------------------------------------------
 
-template <class E>
-inline E max_nan(E a, E b) {
-    if constexpr (std::is_floating_point_v<E>) {
-        if (a != a) return a;
-        if (b != b) return b;
-    }
-    return a < b ? b : a;
-}
-template <class E>
-inline E min_nan(E a, E b) {
-    if constexpr (std::is_floating_point_v<E>) {
-        if (a != a) return a;
-        if (b != b) return b;
-    }
-    return b < a ? b : a;
-}
 
 struct FSum {
     template <class E> static E scalar(E a, E b) { return a + b; }
