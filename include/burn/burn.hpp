@@ -3,6 +3,7 @@
 // Backends have their own headers: <burn/backend/cpu.hpp>.
 #pragma once
 
+#include "burn/autodiff/autodiff.hpp"
 #include "burn/tensor/activation.hpp"
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/closeness.hpp"

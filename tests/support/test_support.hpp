@@ -16,7 +16,7 @@
 namespace burn::testing {
 
 /// Every backend the suite runs on. A new backend adds one line here.
-using Backends = ::testing::Types<Cpu<float>, Cpu<double>>;
+using Backends = ::testing::Types<Cpu<float>, Cpu<double>, Autodiff<Cpu<float>>>;
 
 /// Readable test names: "cpu<f32>".
 struct BackendNames {

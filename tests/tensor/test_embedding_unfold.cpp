@@ -108,7 +108,7 @@ TYPED_TEST(EmbeddingUnfoldTest, EmbeddingMatchesTorch) {
         const auto want_y = fixture_output(kFile, c, "y");
         const auto want_gw = fixture_output(kFile, c, "gw");
         // The backend ops take indices of any rank; the public API takes [batch, seq].
-        const auto idx = B::int_from_data(idx_data, {});
+        const auto idx = B::int_from_data(idx_data, typename B::Device{});
         const auto g = B::float_from_data(g_data, {});
         EXPECT_TRUE(close_to(Tensor<B, 2>(B::embedding_backward(w.primitive(), g, idx)), want_gw));
         switch (idx_data.rank()) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The buffer pool, dense allocation, data in/out, dtype casts and contiguous copies.
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
@@ -29,6 +30,7 @@ public:
         {
             std::lock_guard lock(mu_);
             stats_.live_bytes += cls;
+            stats_.peak_live_bytes = std::max(stats_.peak_live_bytes, stats_.live_bytes);
             auto it = free_.find(cls);
             if (it != free_.end() && !it->second.empty()) {
                 std::byte* p = it->second.back();
@@ -63,6 +65,10 @@ public:
         std::lock_guard lock(mu_);
         return stats_;
     }
+    void reset_peak() {
+        std::lock_guard lock(mu_);
+        stats_.peak_live_bytes = stats_.live_bytes;
+    }
     void release() {
         std::lock_guard lock(mu_);
         for (auto& [cls, list] : free_)
@@ -93,6 +99,7 @@ Buffer::~Buffer() { pool().give(ptr_, capacity_); }
 
 PoolStats pool_stats() { return pool().stats(); }
 void pool_release_cached() { pool().release(); }
+void pool_reset_peak() { pool().reset_peak(); }
 
 CpuTensor alloc(const Shape& shape, DType dtype) {
     CpuTensor t;

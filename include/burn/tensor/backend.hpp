@@ -283,9 +283,28 @@ concept Backend = BackendTypes<B> && concepts::FloatBasicOps<B> && concepts::Int
                   concepts::BoolOps<B> && concepts::ModuleOps<B> && concepts::ActivationOps<B> &&
                   concepts::QuantizationOps<B> && concepts::BackendControl<B>;
 
-/// A backend that records operations and computes gradients (implemented by Autodiff<B>).
+/// A backend that records operations and computes gradients (implemented by Autodiff<B>):
+/// Burn's AutodiffBackend. Its inner backend computes the values; gradients are primitives of it.
 template <class B>
-concept AutodiffBackend = Backend<B> && requires { typename B::InnerBackend; typename B::Gradients; };
+concept AutodiffBackend =
+    Backend<B> && requires { typename B::InnerBackend; typename B::Gradients; } &&
+    Backend<typename B::InnerBackend> &&
+    requires(typename B::FloatTensor t, const typename B::FloatTensor& ct, bool flag,
+             typename B::Gradients grads, const typename B::Gradients& cgrads,
+             typename B::InnerBackend::FloatTensor inner, typename B::IntTensor it,
+             typename B::BoolTensor bt) {
+        { B::backward(t) } -> std::same_as<typename B::Gradients>;
+        { B::grad(ct, cgrads) } -> std::same_as<std::optional<typename B::InnerBackend::FloatTensor>>;
+        { B::grad_remove(ct, grads) } -> std::same_as<std::optional<typename B::InnerBackend::FloatTensor>>;
+        B::grad_replace(ct, grads, inner);
+        { B::float_set_require_grad(t, flag) } -> std::same_as<typename B::FloatTensor>;
+        { B::float_is_require_grad(ct) } -> std::same_as<bool>;
+        { B::float_detach(t) } -> std::same_as<typename B::FloatTensor>;
+        { B::inner(t) } -> std::same_as<typename B::InnerBackend::FloatTensor>;
+        { B::int_inner(it) } -> std::same_as<typename B::InnerBackend::IntTensor>;
+        { B::bool_inner(bt) } -> std::same_as<typename B::InnerBackend::BoolTensor>;
+        { B::from_inner(inner) } -> std::same_as<typename B::FloatTensor>;
+    };
 
 /// Call in a backend's source file: the first unmet group is named by the static_assert.
 template <class B>

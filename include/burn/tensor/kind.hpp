@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "burn/tensor/dtype.hpp"
+#include "burn/tensor/op_names.hpp"
 
 namespace burn {
 
@@ -31,46 +32,19 @@ concept NumericKind = std::same_as<K, Float> || std::same_as<K, Int>;
 template <class B, class K>
 struct KindOps;
 
-#define BURN_FORWARD(OP, P)                                          \
+#define BURN_KIND_FORWARD(P, OP)                                     \
     template <class... A>                                            \
     static decltype(auto) OP(A&&... a) {                             \
         return B::P##_##OP(std::forward<A>(a)...);                   \
     }
-
-#define BURN_BASIC_FORWARDS(P)                                                                   \
-    BURN_FORWARD(from_data, P) BURN_FORWARD(into_data, P) BURN_FORWARD(device, P)               \
-    BURN_FORWARD(to_device, P) BURN_FORWARD(shape, P) BURN_FORWARD(empty, P)                    \
-    BURN_FORWARD(reshape, P) BURN_FORWARD(swap_dims, P) BURN_FORWARD(permute, P)                \
-    BURN_FORWARD(flip, P) BURN_FORWARD(expand, P) BURN_FORWARD(slice, P)                        \
-    BURN_FORWARD(slice_assign, P) BURN_FORWARD(cat, P) BURN_FORWARD(repeat_dim, P)              \
-    BURN_FORWARD(equal, P) BURN_FORWARD(not_equal, P)
-
-#define BURN_NUMERIC_FORWARDS(P)                                                                 \
-    BURN_FORWARD(zeros, P) BURN_FORWARD(ones, P) BURN_FORWARD(full, P) BURN_FORWARD(random, P)  \
-    BURN_FORWARD(add, P) BURN_FORWARD(sub, P) BURN_FORWARD(mul, P) BURN_FORWARD(div, P)         \
-    BURN_FORWARD(remainder, P) BURN_FORWARD(add_scalar, P) BURN_FORWARD(sub_scalar, P)          \
-    BURN_FORWARD(mul_scalar, P) BURN_FORWARD(div_scalar, P) BURN_FORWARD(remainder_scalar, P)   \
-    BURN_FORWARD(neg, P) BURN_FORWARD(abs, P) BURN_FORWARD(sign, P) BURN_FORWARD(max_pair, P)   \
-    BURN_FORWARD(min_pair, P) BURN_FORWARD(clamp, P) BURN_FORWARD(clamp_min, P)                 \
-    BURN_FORWARD(clamp_max, P) BURN_FORWARD(greater, P) BURN_FORWARD(greater_equal, P)          \
-    BURN_FORWARD(lower, P) BURN_FORWARD(lower_equal, P) BURN_FORWARD(equal_elem, P)             \
-    BURN_FORWARD(not_equal_elem, P) BURN_FORWARD(greater_elem, P)                               \
-    BURN_FORWARD(greater_equal_elem, P) BURN_FORWARD(lower_elem, P)                             \
-    BURN_FORWARD(lower_equal_elem, P) BURN_FORWARD(sum, P) BURN_FORWARD(sum_dim, P)             \
-    BURN_FORWARD(prod, P) BURN_FORWARD(prod_dim, P) BURN_FORWARD(mean_dim, P)                   \
-    BURN_FORWARD(max_dim, P) BURN_FORWARD(min_dim, P) BURN_FORWARD(max_dim_with_indices, P)     \
-    BURN_FORWARD(min_dim_with_indices, P) BURN_FORWARD(argmax, P) BURN_FORWARD(argmin, P)       \
-    BURN_FORWARD(gather, P) BURN_FORWARD(scatter, P) BURN_FORWARD(select, P)                    \
-    BURN_FORWARD(select_assign, P) BURN_FORWARD(mask_where, P) BURN_FORWARD(mask_fill, P)       \
-    BURN_FORWARD(sort, P) BURN_FORWARD(sort_with_indices, P) BURN_FORWARD(argsort, P)
 
 template <class B>
 struct KindOps<B, Float> {
     using Prim = typename B::FloatTensor;
     using Elem = typename B::FloatElem;
     using ScalarT = double;  ///< scalar type at the backend boundary
-    BURN_BASIC_FORWARDS(float)
-    BURN_NUMERIC_FORWARDS(float)
+    BURN_BASIC_OP_NAMES(BURN_KIND_FORWARD, float)
+    BURN_NUMERIC_OP_NAMES(BURN_KIND_FORWARD, float)
     static Prim to_float(Prim t) { return t; }
     static typename B::IntTensor to_int(Prim t) { return B::float_into_int(std::move(t)); }
     static typename B::BoolTensor to_bool(Prim t) {
@@ -83,8 +57,8 @@ struct KindOps<B, Int> {
     using Prim = typename B::IntTensor;
     using Elem = typename B::IntElem;
     using ScalarT = std::int64_t;
-    BURN_BASIC_FORWARDS(int)
-    BURN_NUMERIC_FORWARDS(int)
+    BURN_BASIC_OP_NAMES(BURN_KIND_FORWARD, int)
+    BURN_NUMERIC_OP_NAMES(BURN_KIND_FORWARD, int)
     static typename B::FloatTensor to_float(Prim t) { return B::int_into_float(std::move(t)); }
     static Prim to_int(Prim t) { return t; }
     static typename B::BoolTensor to_bool(Prim t) {
@@ -97,15 +71,13 @@ struct KindOps<B, Bool> {
     using Prim = typename B::BoolTensor;
     using Elem = bool;
     using ScalarT = bool;
-    BURN_BASIC_FORWARDS(bool)
+    BURN_BASIC_OP_NAMES(BURN_KIND_FORWARD, bool)
     static typename B::FloatTensor to_float(Prim t) { return B::bool_into_float(std::move(t)); }
     static typename B::IntTensor to_int(Prim t) { return B::bool_into_int(std::move(t)); }
     static Prim to_bool(Prim t) { return t; }
 };
 
-#undef BURN_FORWARD
-#undef BURN_BASIC_FORWARDS
-#undef BURN_NUMERIC_FORWARDS
+#undef BURN_KIND_FORWARD
 
 /// The DType a kind's elements have on backend B.
 template <class B, class K>

@@ -1082,6 +1082,74 @@ public:
         return t;
     }
 
+    // ------------------------------------------------------------------ autodiff
+    // Gradients exist on an AutodiffBackend (burn::Autodiff<B>). On other backends
+    // require_grad / set_require_grad / detach return the tensor unchanged and is_require_grad is
+    // false, while backward / grad / inner do not compile, as in Burn.
+
+    /// Marks this float tensor as a leaf whose gradient backward() returns.
+    Tensor require_grad() const requires std::same_as<K, Float> { return set_require_grad(true); }
+    /// require = false drops the tensor's graph (it becomes an untracked constant).
+    Tensor set_require_grad(bool require) const requires std::same_as<K, Float> {
+        if constexpr (AutodiffBackend<B>) return Tensor(B::float_set_require_grad(prim_, require));
+        else return *this;
+    }
+    /// True when gradients flow through this tensor (a marked leaf or a result computed from one).
+    bool is_require_grad() const requires std::same_as<K, Float> {
+        if constexpr (AutodiffBackend<B>) return B::float_is_require_grad(prim_);
+        else return false;
+    }
+    /// The same values, cut from the graph: no gradient flows back through the result.
+    Tensor detach() const {
+        if constexpr (AutodiffBackend<B> && std::same_as<K, Float>) return Tensor(B::float_detach(prim_));
+        else return *this;
+    }
+    /// Backpropagates from this tensor (seeded with ones of its shape) and returns the gradients
+    /// of every leaf marked with require_grad(). The graph walked through is freed.
+    template <class BB = B>
+        requires(AutodiffBackend<BB> && std::same_as<K, Float>)
+    typename BB::Gradients backward() const {
+        return BB::backward(prim_);
+    }
+    /// This tensor's gradient in `grads` (on the inner backend), if it has one.
+    template <class BB = B>
+        requires(AutodiffBackend<BB> && std::same_as<K, Float>)
+    std::optional<Tensor<typename BB::InnerBackend, D>> grad(const typename BB::Gradients& grads) const {
+        auto g = BB::grad(prim_, grads);
+        if (!g) return std::nullopt;
+        return Tensor<typename BB::InnerBackend, D>(std::move(*g));
+    }
+    /// Removes this tensor's gradient from `grads` and returns it.
+    template <class BB = B>
+        requires(AutodiffBackend<BB> && std::same_as<K, Float>)
+    std::optional<Tensor<typename BB::InnerBackend, D>> grad_remove(typename BB::Gradients& grads) const {
+        auto g = BB::grad_remove(prim_, grads);
+        if (!g) return std::nullopt;
+        return Tensor<typename BB::InnerBackend, D>(std::move(*g));
+    }
+    /// Replaces this tensor's gradient in `grads` (same shape as the tensor).
+    template <class BB = B>
+        requires(AutodiffBackend<BB> && std::same_as<K, Float>)
+    void grad_replace(typename BB::Gradients& grads, Tensor<typename BB::InnerBackend, D> grad) const {
+        BB::grad_replace(prim_, grads, std::move(grad).into_primitive());
+    }
+    /// The same values on the inner backend, with no graph (validation and metrics).
+    template <class BB = B>
+        requires AutodiffBackend<BB>
+    Tensor<typename BB::InnerBackend, D, K> inner() const {
+        if constexpr (std::same_as<K, Float>) return Tensor<typename BB::InnerBackend, D, K>(BB::inner(prim_));
+        else if constexpr (std::same_as<K, Int>) return Tensor<typename BB::InnerBackend, D, K>(BB::int_inner(prim_));
+        else return Tensor<typename BB::InnerBackend, D, K>(BB::bool_inner(prim_));
+    }
+    /// An untracked tensor of this backend from a tensor of its inner backend.
+    template <class BB = B>
+        requires AutodiffBackend<BB>
+    static Tensor from_inner(Tensor<typename BB::InnerBackend, D, K> t) {
+        if constexpr (std::same_as<K, Float>) return Tensor(BB::from_inner(std::move(t).into_primitive()));
+        else if constexpr (std::same_as<K, Int>) return Tensor(BB::int_from_inner(std::move(t).into_primitive()));
+        else return Tensor(BB::bool_from_inner(std::move(t).into_primitive()));
+    }
+
     // ------------------------------------------------------------------ quantization
     // int8 quantization (quantization.hpp has the schemes, the formulas and the calibration).
     // Ops other than these on a quantized tensor dequantize it and compute in float; their

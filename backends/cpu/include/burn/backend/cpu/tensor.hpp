@@ -48,8 +48,11 @@ struct PoolStats {
     std::size_t reused = 0;              ///< requests served from the cache
     std::size_t cached_bytes = 0;        ///< bytes held in free lists now
     std::size_t live_bytes = 0;          ///< bytes handed out and not yet returned
+    std::size_t peak_live_bytes = 0;     ///< the most live_bytes seen since the last reset
 };
 PoolStats pool_stats();
+/// Restarts peak_live_bytes from the current live_bytes (to measure one computation's peak).
+void pool_reset_peak();
 /// Returns every cached block to the system.
 void pool_release_cached();
 
