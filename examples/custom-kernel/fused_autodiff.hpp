@@ -19,30 +19,10 @@ namespace fused {
 
 namespace detail {
 
-/// Sums a gradient over the dims that broadcasting stretched, back to `shape` (same rank).
-template <burn::Backend B>
-typename B::FloatTensor sum_to_shape(typename B::FloatTensor g, const burn::Shape& shape) {
-    const burn::Shape gs = B::float_shape(g);
-    for (std::size_t d = 0; d < shape.rank(); ++d)
-        if (shape[d] == 1 && gs[d] != 1) g = B::float_sum_dim(std::move(g), d);  // keeps the dim
-    return g;
-}
-
 /// The batched transpose [b, r, c] -> [b, c, r] (a view on backends that have views).
 template <burn::Backend B>
 typename B::FloatTensor transposed(typename B::FloatTensor t) {
     return B::float_swap_dims(std::move(t), 1, 2);
-}
-
-/// A kept tensor under checkpointing strategy C: an input produced by a memory-bound op under
-/// BalancedCheckpointing is kept as its recipe (recomputed during backward, its memory freed now),
-/// anything else as the tensor itself.
-template <class C, burn::Backend B>
-burn::autodiff::Saved<typename B::FloatTensor> keep(const burn::autodiff::AutodiffTensor<B>& t) {
-    using Saved = burn::autodiff::Saved<typename B::FloatTensor>;
-    if constexpr (C::recompute_memory_bound)
-        if (t.node && t.node->recipe) return Saved(t.node->recipe);
-    return Saved(t.primitive);
 }
 
 /// The backward step. Gradients of out = relu(lhs @ rhs + bias), with g the output gradient:
@@ -69,14 +49,14 @@ struct FusedMatmulAddReluBackward final : burn::autodiff::Step<B> {
         const auto& bias_node = parents[2];
         const P g = B::relu_backward(output.get(), std::move(grad));
         if (lhs_node) {
-            P d = sum_to_shape<B>(B::float_matmul(g, transposed<B>(rhs->get())), lhs_shape);
+            P d = burn::autodiff::reduce_to<B>(B::float_matmul(g, transposed<B>(rhs->get())), lhs_shape);
             grads.accumulate(lhs_node->id, std::move(d), lhs_shape, name());
         }
         if (rhs_node) {
-            P d = sum_to_shape<B>(B::float_matmul(transposed<B>(lhs->get()), g), rhs_shape);
+            P d = burn::autodiff::reduce_to<B>(B::float_matmul(transposed<B>(lhs->get()), g), rhs_shape);
             grads.accumulate(rhs_node->id, std::move(d), rhs_shape, name());
         }
-        if (bias_node) grads.accumulate(bias_node->id, sum_to_shape<B>(g, bias_shape), bias_shape, name());
+        if (bias_node) grads.accumulate(bias_node->id, burn::autodiff::reduce_to<B>(g, bias_shape), bias_shape, name());
     }
     const char* name() const override { return "fused_matmul_add_relu"; }
 };
@@ -103,8 +83,8 @@ struct FusedOps<burn::Autodiff<B, C>> {
         const burn::Shape bias_shape = B::float_shape(bias.primitive);
         // Keep each matmul operand only if the other one's gradient will need it.
         std::optional<burn::autodiff::Saved<typename B::FloatTensor>> kept_lhs, kept_rhs;
-        if (rhs.node) kept_lhs = detail::keep<C>(lhs);
-        if (lhs.node) kept_rhs = detail::keep<C>(rhs);
+        if (rhs.node) kept_lhs = burn::autodiff::save<C>(lhs);
+        if (lhs.node) kept_rhs = burn::autodiff::save<C>(rhs);
 
         typename B::FloatTensor out = FusedOps<B>::fused_matmul_add_relu(
             std::move(lhs.primitive), std::move(rhs.primitive), std::move(bias.primitive));

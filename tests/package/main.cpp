@@ -14,6 +14,15 @@ int main() {
         std::cerr << "package consumer: expected sum 12, got " << value << "\n";
         return 1;
     }
-    std::cout << "package consumer: ok (sum = " << value << ")\n";
+    // Gradients through the installed autodiff headers: d(sum(w * w))/dw = 2w.
+    using AD = burn::Autodiff<B>;
+    auto w = burn::Tensor<AD, 2>::ones({2, 3}).require_grad();
+    auto grads = (w * w).sum().backward();
+    const auto g = w.grad(grads)->sum().into_scalar();
+    if (g != 12) {
+        std::cerr << "package consumer: expected gradient sum 12, got " << g << "\n";
+        return 1;
+    }
+    std::cout << "package consumer: ok (sum = " << value << ", gradient sum = " << g << ")\n";
     return 0;
 }

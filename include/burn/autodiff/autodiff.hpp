@@ -42,6 +42,30 @@ struct AutodiffTensor {
     NodeRef<B> node;  ///< null when no gradient flows through this tensor
 };
 
+/// Sums a gradient over the dims that broadcasting expanded (size-1 dims of `shape`, and leading
+/// dims `shape` lacks), back to `shape`. For backward steps of ops that broadcast.
+template <Backend B>
+typename B::FloatTensor reduce_to(typename B::FloatTensor g, const Shape& shape) {
+    const Shape gs = B::float_shape(g);
+    if (gs == shape) return g;
+    const std::size_t extra = gs.rank() - shape.rank();
+    for (std::size_t d = 0; d < gs.rank(); ++d) {
+        const std::size_t target = d < extra ? 1 : shape[d - extra];
+        if (target == 1 && gs[d] != 1) g = B::float_sum_dim(std::move(g), d);
+    }
+    return B::float_reshape(std::move(g), shape);
+}
+
+/// Keeps `t` for a backward step under checkpointing strategy C: the recipe of a memory-bound op
+/// when C recomputes those (its memory is freed now, its value recomputed during backward), the
+/// primitive otherwise. For custom ops (docs/backend-extension.md).
+template <class C, class B>
+Saved<typename B::FloatTensor> save(const AutodiffTensor<B>& t) {
+    if constexpr (C::recompute_memory_bound)
+        if (t.node && t.node->recipe) return Saved<typename B::FloatTensor>(t.node->recipe);
+    return Saved<typename B::FloatTensor>(t.primitive);
+}
+
 }  // namespace autodiff
 
 using autodiff::BalancedCheckpointing;
@@ -132,11 +156,7 @@ private:
 
     /// A tensor kept for backward: the recipe of a memory-bound op under balanced
     /// checkpointing, the primitive otherwise.
-    static Saved save(const T& t) {
-        if constexpr (Checkpoint::recompute_memory_bound)
-            if (t.node && t.node->recipe) return Saved(t.node->recipe);
-        return Saved(t.primitive);
-    }
+    static Saved save(const T& t) { return autodiff::save<Checkpoint>(t); }
 
     /// The core of every differentiable op. `fwd(std::vector<P>) -> P` computes the output from
     /// the input primitives; `bwd(const Ctx&, P grad) -> Grads` returns one optional gradient per
@@ -198,17 +218,7 @@ private:
     }
 
     // ------------------------------------------------------------------ gradient helpers
-    /// Sums a gradient over the dims that broadcasting expanded, back to `shape`.
-    static P reduce_to(P g, const Shape& shape) {
-        Shape gs = B::float_shape(g);
-        if (gs == shape) return g;
-        const std::size_t extra = gs.rank() - shape.rank();
-        for (std::size_t d = 0; d < gs.rank(); ++d) {
-            const std::size_t target = d < extra ? 1 : shape[d - extra];
-            if (target == 1 && gs[d] != 1) g = B::float_sum_dim(std::move(g), d);
-        }
-        return B::float_reshape(std::move(g), shape);
-    }
+    static P reduce_to(P g, const Shape& shape) { return autodiff::reduce_to<B>(std::move(g), shape); }
     /// Broadcasts `g` (whose reduced dims have size 1) to `shape`.
     static P expand_to(P g, const Shape& shape) {
         if (B::float_shape(g) == shape) return g;
