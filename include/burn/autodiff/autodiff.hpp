@@ -73,6 +73,9 @@ using autodiff::NoCheckpointing;
 
 template <Backend B, class Checkpoint = autodiff::NoCheckpointing>
 struct Autodiff {
+    static_assert(!requires { typename B::Gradients; },
+                  "Autodiff<Autodiff<B>>: higher-order gradients are not supported (the backward "
+                  "kernels of activations, convolutions and pooling are not differentiated again)");
     using InnerBackend = B;
     using CheckpointStrategy = Checkpoint;
     using Device = typename B::Device;
@@ -303,9 +306,10 @@ public:
             stack.pop_back();
             for (const auto& p : n->parents) {
                 if (!p || !seen.insert(p.get()).second) continue;
-                BURN_CHECK(!p->released, "backward: part of the graph was already freed by an "
-                                         "earlier backward() (retain the inputs with detach() "
-                                         "or recompute the forward pass)");
+                BURN_CHECK(!p->released,
+                           "backward: this graph goes through tensors whose graph an earlier "
+                           "backward() already freed; run the forward pass again (or detach() the "
+                           "shared tensor) before calling backward()");
                 order.push_back(p);
                 stack.push_back(p.get());
             }
@@ -322,7 +326,9 @@ public:
             n->recipe.reset();
             n->released = true;
         }
-        for (const NodeRef& n : order) n->parents.clear();
+        // Unlink the walked graph; leaves are never written to, so threads may share them.
+        for (const NodeRef& n : order)
+            if (n->released) n->parents.clear();
         return grads;
     }
 
@@ -900,6 +906,63 @@ public:
     }
     static I float_into_int(T a) { return B::float_into_int(std::move(a.primitive)); }
     static BoolTensor float_is_nan(T a) { return B::float_is_nan(std::move(a.primitive)); }
+
+    // ================================================================== cumulative ops
+    /// g summed from each position to the end of `d` (the adjoint of cumsum).
+    static P reverse_cumsum(P g, std::size_t d) {
+        const std::array<std::size_t, 1> ax{d};
+        return B::float_flip(B::float_cumsum(B::float_flip(std::move(g), ax), d), ax);
+    }
+    static T float_cumsum(T a, std::size_t d) {
+        return unary("cumsum", std::move(a), kNone, [d](P x) { return B::float_cumsum(std::move(x), d); },
+                     [d](const Ctx&, P g) { return reverse_cumsum(std::move(g), d); });
+    }
+    /// d out_i / d x_k = prod_{j <= i, j != k} x_j for i >= k. Before the first zero z of a lane
+    /// that is out_i / x_k, so grad_k = reverse_cumsum(g * out)_k / x_k; at z it is the same sum
+    /// over the products with x_z left out (cumprod with x_z replaced by 1); after z every
+    /// product holds x_z = 0, so the gradient is 0. Exact for lanes with any number of zeros.
+    static P cumprod_backward(P x, P out, P g, std::size_t d) {
+        const BoolTensor is_zero = B::float_equal_elem(x, 0.0);
+        const I zeros_so_far = B::int_cumsum(B::bool_into_int(is_zero), d);
+        const BoolTensor before = B::int_equal_elem(zeros_so_far, std::int64_t{0});
+        const BoolTensor first_zero =
+            B::bool_and(is_zero, B::int_equal_elem(zeros_so_far, std::int64_t{1}));
+        P safe_x = B::float_mask_fill(x, is_zero, 1.0);
+        P grad = B::float_div(reverse_cumsum(B::float_mul(g, std::move(out)), d), std::move(safe_x));
+        grad = B::float_mask_fill(std::move(grad), B::bool_not(before), 0.0);
+        P out_without_z = B::float_cumprod(B::float_mask_fill(std::move(x), first_zero, 1.0), d);
+        P at_zero = reverse_cumsum(B::float_mul(std::move(g), std::move(out_without_z)), d);
+        return B::float_mask_where(std::move(grad), first_zero, std::move(at_zero));
+    }
+    static T float_cumprod(T a, std::size_t d) {
+        return unary("cumprod", std::move(a), Keep{1u, true},
+                     [d](P x) { return B::float_cumprod(std::move(x), d); },
+                     [d](const Ctx& c, P g) { return cumprod_backward(c.input(0), c.out(), std::move(g), d); });
+    }
+    /// cummax/cummin: output i takes its gradient from the element holding its value, the latest
+    /// j <= i with x_j == out_j (a NaN x_j counts: from a NaN on, out is NaN), which is the index
+    /// torch.cummax/cummin return (ties go to the latest element).
+    static P cum_extreme_backward(P x, P out, P g, std::size_t d) {
+        const Shape s = B::float_shape(x);
+        const BoolTensor holds = B::bool_or(B::float_equal(x, std::move(out)), B::float_is_nan(x));
+        Shape line;
+        line.resize(s.rank(), 1);
+        line[d] = s[d];
+        const Device dev = B::float_device(x);
+        I pos = B::int_expand(B::int_reshape(B::int_arange(0, static_cast<std::int64_t>(s[d]), 1, dev), line), s);
+        I idx = B::int_cummax(B::int_mask_where(B::int_zeros(s, dev), holds, std::move(pos)), d);
+        return scatter_back(s, d, idx, std::move(g));
+    }
+    static T float_cummax(T a, std::size_t d) {
+        return unary("cummax", std::move(a), Keep{1u, true},
+                     [d](P x) { return B::float_cummax(std::move(x), d); },
+                     [d](const Ctx& c, P g) { return cum_extreme_backward(c.input(0), c.out(), std::move(g), d); });
+    }
+    static T float_cummin(T a, std::size_t d) {
+        return unary("cummin", std::move(a), Keep{1u, true},
+                     [d](P x) { return B::float_cummin(std::move(x), d); },
+                     [d](const Ctx& c, P g) { return cum_extreme_backward(c.input(0), c.out(), std::move(g), d); });
+    }
 
     // ================================================================== quantization
     /// Quantization is differentiated as the identity (the straight-through estimator), so

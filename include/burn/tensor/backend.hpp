@@ -135,6 +135,10 @@ BURN_BASIC_OPS_CONCEPT(BoolBasicOps, bool, typename B::BoolTensor)
         { B::P##_sort(t, d, flag) } -> std::same_as<T>;                                          \
         { B::P##_sort_with_indices(t, d, flag) } -> std::same_as<std::pair<T, typename B::IntTensor>>; \
         { B::P##_argsort(t, d, flag) } -> std::same_as<typename B::IntTensor>;                   \
+        { B::P##_cumsum(t, d) } -> std::same_as<T>;                                              \
+        { B::P##_cumprod(t, d) } -> std::same_as<T>;                                             \
+        { B::P##_cummin(t, d) } -> std::same_as<T>;                                              \
+        { B::P##_cummax(t, d) } -> std::same_as<T>;                                              \
     };
 
 BURN_NUMERIC_OPS_CONCEPT(FloatNumericOps, float, typename B::FloatTensor, double)

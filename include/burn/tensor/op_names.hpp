@@ -22,7 +22,8 @@
     X(P, prod) X(P, prod_dim) X(P, mean_dim) X(P, max_dim) X(P, min_dim)                        \
     X(P, max_dim_with_indices) X(P, min_dim_with_indices) X(P, argmax) X(P, argmin)             \
     X(P, gather) X(P, scatter) X(P, select) X(P, select_assign) X(P, mask_where)                \
-    X(P, mask_fill) X(P, sort) X(P, sort_with_indices) X(P, argsort)
+    X(P, mask_fill) X(P, sort) X(P, sort_with_indices) X(P, argsort) X(P, cumsum)               \
+    X(P, cumprod) X(P, cummin) X(P, cummax)
 
 /// Int-only ops that stay within int and bool primitives (int_into_float is not listed).
 #define BURN_INT_ONLY_OP_NAMES(X, P) X(P, arange) X(P, powi) X(P, powi_scalar)

@@ -789,13 +789,15 @@ public:
     Tensor<B, 1, K> prod() const requires NumericKind<K> {
         return Tensor<B, 1, K>(Ops::prod(prim_));
     }
+    /// Maximum of all elements. With gradients, tied maxima share the gradient equally (as
+    /// torch.max()); max_dim gives it to the element its index names.
     Tensor<B, 1, K> max() const requires NumericKind<K> {
         check_nonempty("Tensor::max");
-        return flat().max_dim(0);
+        return share_ties(flat().max_dim(0));
     }
     Tensor<B, 1, K> min() const requires NumericKind<K> {
         check_nonempty("Tensor::min");
-        return flat().min_dim(0);
+        return share_ties(flat().min_dim(0));
     }
     /// Reductions along `dim`, which is kept with size 1 (keepdim=True in PyTorch).
     Tensor sum_dim(std::int64_t dim) const requires NumericKind<K> {
@@ -843,6 +845,28 @@ public:
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::argmin");
         check_nonempty_dim(d, "Tensor::argmin");
         return Tensor<B, D, Int>(Ops::argmin(prim_, d));
+    }
+
+    // cumulative ops: same shape as self, element i along `dim` combines elements 0..i
+    /// Running sum along `dim` (torch.cumsum). Float tensors of f32 accumulate in f64 on the CPU
+    /// backend, as PyTorch's CPU kernel; Int tensors keep their element type and wrap on overflow.
+    Tensor cumsum(std::int64_t dim) const requires NumericKind<K> {
+        return Tensor(Ops::cumsum(prim_, detail::norm_dim(dim, D, "Tensor::cumsum")));
+    }
+    /// Running product along `dim` (torch.cumprod); accumulation as cumsum. Its gradient is exact
+    /// for inputs holding zeros.
+    Tensor cumprod(std::int64_t dim) const requires NumericKind<K> {
+        return Tensor(Ops::cumprod(prim_, detail::norm_dim(dim, D, "Tensor::cumprod")));
+    }
+    /// Running minimum along `dim` (the values of torch.cummin). NaN propagates: every value
+    /// after the first NaN of a lane is NaN. The gradient of each output goes to the element that
+    /// holds its value, the latest one when equal values repeat (as PyTorch).
+    Tensor cummin(std::int64_t dim) const requires NumericKind<K> {
+        return Tensor(Ops::cummin(prim_, detail::norm_dim(dim, D, "Tensor::cummin")));
+    }
+    /// Running maximum along `dim` (the values of torch.cummax); NaN and gradients as cummin.
+    Tensor cummax(std::int64_t dim) const requires NumericKind<K> {
+        return Tensor(Ops::cummax(prim_, detail::norm_dim(dim, D, "Tensor::cummax")));
     }
 
     // indexing
@@ -1322,6 +1346,20 @@ private:
         std::array<std::int64_t, D> target;
         for (std::size_t i = 0; i < D; ++i) target[i] = static_cast<std::int64_t>(shape[i]);
         return m.template unsqueeze<D>().expand(target);
+    }
+    /// The whole-tensor extreme `m` of this tensor, with its gradient spread evenly over the
+    /// elements equal to it: m + sum((x - detach(x)) * w), whose value is exactly m.
+    Tensor<B, 1, K> share_ties(Tensor<B, 1, K> m) const {
+        if constexpr (AutodiffBackend<B> && std::same_as<K, Float>) {
+            if (is_require_grad()) {
+                const Tensor<B, 1, K> x = flat();
+                const Tensor<B, 1, K> md = m.detach();
+                auto w = x.detach().equal(md).into_float();
+                w = w / w.sum();
+                return md + ((x - x.detach()) * w).sum();
+            }
+        }
+        return m;
     }
     Tensor var_impl(std::int64_t dim, std::size_t correction) const requires std::same_as<K, Float> {
         return var_mean_impl(dim, correction).first;

@@ -267,6 +267,18 @@ public:
     }                                                                                            \
     static T P##_argsort(T a, std::size_t d, bool desc) {                                        \
         return cpu::argsort(A::in(std::move(a)), d, desc, int_dtype);                            \
+    }                                                                                            \
+    static T P##_cumsum(T a, std::size_t d) {                                                    \
+        return cpu::cumulative(cpu::CumOp::Sum, A::in(std::move(a)), d);                         \
+    }                                                                                            \
+    static T P##_cumprod(T a, std::size_t d) {                                                   \
+        return cpu::cumulative(cpu::CumOp::Prod, A::in(std::move(a)), d);                        \
+    }                                                                                            \
+    static T P##_cummin(T a, std::size_t d) {                                                    \
+        return cpu::cumulative(cpu::CumOp::Min, A::in(std::move(a)), d);                         \
+    }                                                                                            \
+    static T P##_cummax(T a, std::size_t d) {                                                    \
+        return cpu::cumulative(cpu::CumOp::Max, A::in(std::move(a)), d);                         \
     }
 
     BURN_CPU_NUMERIC_OPS(float, float_dtype, double, fs, QuantIn)

@@ -29,6 +29,7 @@ enum class BinaryOp { Add, Sub, Mul, Div, Rem, Pow, Max, Min, And, Or };
 enum class UnaryOp { Neg, Abs, Sign, Exp, Log, Log1p, Erf, Sqrt, Recip, Sin, Cos, Tanh, Round, Floor, Ceil, Not };
 enum class CmpOp { Eq, Ne, Gt, Ge, Lt, Le };
 enum class ReduceOp { Sum, Prod, Mean, Max, Min };
+enum class CumOp { Sum, Prod, Max, Min };
 
 // ---- data and creation (storage.cpp) ----
 CpuTensor empty(const Shape& shape, DType dtype);
@@ -72,6 +73,12 @@ std::pair<CpuTensor, CpuTensor> reduce_dim_with_indices(ReduceOp op, CpuTensor t
 /// Bool tensors: any/all over everything (shape [1]) or along dim (kept).
 CpuTensor any_all(bool all, CpuTensor t);
 CpuTensor any_all_dim(bool all, CpuTensor t, std::size_t dim);
+
+// ---- cumulative ops (cumulative.cpp) ----
+/// Running sum / product / max / min along `dim` (torch.cumsum, cumprod, cummax and cummin
+/// values): same shape and dtype. f32 sums and products accumulate in f64; ints wrap in their
+/// type; max and min propagate NaN (every value after the first NaN of a lane is NaN).
+CpuTensor cumulative(CumOp op, CpuTensor t, std::size_t dim);
 
 // ---- indexing and reordering (index.cpp, sort.cpp) ----
 CpuTensor slice_assign(CpuTensor t, std::span<const SliceRange> ranges, CpuTensor values);
