@@ -106,7 +106,59 @@ def module_cases():
     return cases
 
 
+def autodiff_cases():
+    """Training steps of bench/autodiff.cpp: forward, cross-entropy, loss.backward(), batch 64.
+
+    Linear layers are x @ w + b with w [in, out] and b [1, out], as in autodiff.cpp. Gradients
+    are set to None before each step (what optimizer.zero_grad() does by default in PyTorch 2).
+    """
+    import torch.nn.functional as F
+
+    def param(*shape, fan_in):
+        k = fan_in ** -0.5
+        return (torch.rand(*shape) * (2 * k) - k).requires_grad_()
+
+    labels = torch.tensor([(i * 7 + 3) % 10 for i in range(64)])
+
+    def step(forward, params, x):
+        for p in params:
+            p.grad = None
+        F.cross_entropy(forward(params, x), labels).backward()
+        return [p.grad for p in params]
+
+    def mlp_setup():
+        params = [param(784, 512, fan_in=784), param(1, 512, fan_in=784),
+                  param(512, 512, fan_in=512), param(1, 512, fan_in=512),
+                  param(512, 10, fan_in=512), param(1, 10, fan_in=512)]
+        return mlp_forward, params, torch.rand(64, 784)
+
+    def mlp_forward(p, x):
+        h = F.relu(x @ p[0] + p[1])
+        h = F.relu(h @ p[2] + p[3])
+        return h @ p[4] + p[5]
+
+    def cnn_setup():
+        # The Burn book's MNIST guide model (dropout left out, as in autodiff.cpp).
+        params = [param(8, 1, 3, 3, fan_in=9), param(8, fan_in=9),
+                  param(16, 8, 3, 3, fan_in=72), param(16, fan_in=72),
+                  param(1024, 512, fan_in=1024), param(1, 512, fan_in=1024),
+                  param(512, 10, fan_in=512), param(1, 10, fan_in=512)]
+        return cnn_forward, params, torch.rand(64, 28, 28)
+
+    def cnn_forward(p, images):
+        x = images.reshape(images.shape[0], 1, 28, 28)
+        x = F.conv2d(x, p[0], p[1])
+        x = F.relu(F.conv2d(x, p[2], p[3]))
+        x = F.adaptive_avg_pool2d(x, (8, 8)).reshape(images.shape[0], 1024)
+        x = F.relu(x @ p[4] + p[5])
+        return x @ p[6] + p[7]
+
+    return {"autodiff_mlp/fwd_bwd": (mlp_setup, step),
+            "autodiff_guide_cnn/fwd_bwd": (cnn_setup, step)}
+
+
 CASES.update(module_cases())
+CASES.update(autodiff_cases())
 
 MATMUL_FLOPS = {
     "matmul/256": 2 * 256**3, "matmul/512": 2 * 512**3, "matmul/1024": 2 * 1024**3,
@@ -190,6 +242,16 @@ def main():
             extra_b = f" ({MATMUL_FLOPS[name] / b * 1e-9:.0f} GFLOP/s)"
             extra_t = f" ({MATMUL_FLOPS[name] / t * 1e-9:.0f} GFLOP/s)"
         print(f"| {name} | {fmt_time(b)}{extra_b} | {fmt_time(t)}{extra_t} | {t / b:.2f} |")
+
+    # burn-only cases: a training step by hand on the inner backend, next to the Autodiff one.
+    manual = [n for n in burn if n.endswith("/manual") and n.replace("/manual", "/fwd_bwd") in burn]
+    if manual:
+        print()
+        print("| model | Autodiff fwd_bwd | manual (Cpu<float>) | autodiff overhead |")
+        print("|---|---:|---:|---:|")
+        for name in manual:
+            ad, m = burn[name.replace("/manual", "/fwd_bwd")], burn[name]
+            print(f"| {name.split('/')[0]} | {fmt_time(ad)} | {fmt_time(m)} | {(ad - m) / ad * 100:+.1f}% |")
 
 
 if __name__ == "__main__":

@@ -250,6 +250,64 @@ TEST(GradCheck, Activations) {
     EXPECT_TRUE(gradcheck([](T2 a, T1 w) { return activation::prelu(a, w); }, x, uniform<1>({4}, 0.1, 0.3)));
 }
 
+// ------------------------------------------------------------------ partly tracked inputs
+/// Backpropagates through `f` with only input `i` tracked and compares that input's gradient
+/// with the one computed with every input tracked: a step must keep what its backward reads even
+/// when the other inputs need no gradient.
+template <class F, class... Ts>
+::testing::AssertionResult each_input_alone(F f, Ts... inputs) {
+    auto reference = std::make_tuple(inputs.require_grad()...);
+    auto ref_grads = std::apply(f, reference).sum().backward();
+    std::vector<TensorData> expected;
+    std::apply([&](const auto&... t) { (expected.push_back(t.grad(ref_grads)->to_data()), ...); }, reference);
+    for (std::size_t i = 0; i < sizeof...(Ts); ++i) {
+        std::size_t k = 0;
+        // Braces: the elements are evaluated left to right.
+        auto only_i = std::tuple<Ts...>{(k++ == i ? inputs.require_grad() : inputs)...};
+        auto grads = std::apply(f, only_i).sum().backward();
+        std::size_t j = 0;
+        std::optional<TensorData> got;
+        std::apply([&](const auto&... t) {
+            ((j++ == i && t.grad(grads) ? (void)(got = t.grad(grads)->to_data()) : (void)0), ...);
+        }, only_i);
+        if (!got) return ::testing::AssertionFailure() << "input " << i << " alone got no gradient";
+        try {
+            got->assert_approx_eq(expected[i], {1e-12, 1e-12});
+        } catch (const Error& e) {
+            return ::testing::AssertionFailure() << "input " << i << " alone: " << e.what();
+        }
+    }
+    return ::testing::AssertionSuccess();
+}
+
+TEST(GradCheck, EachInputAlone) {
+    const ConvOptions<2> o{.padding = {1, 1}};
+    EXPECT_TRUE(each_input_alone([o](T4 x, T4 w, T1 b) { return module::conv2d(x, w, b, o); },
+                                 r4(2, 2, 4, 4), r4(3, 2, 3, 3, -1, 1, 5), uniform<1>({3})));
+    EXPECT_TRUE(each_input_alone([](T3 x, T3 w) { return module::conv1d(x, w, std::nullopt, ConvOptions<1>{}); },
+                                 r3(2, 3, 5), r3(4, 3, 3, -1, 1, 6)));
+    EXPECT_TRUE(each_input_alone([](T4 x, T4 w, T1 b) {
+                    return module::conv_transpose2d(x, w, b, ConvTransposeOptions<2>{.stride = {2, 2}});
+                }, r4(1, 2, 3, 3), r4(2, 3, 3, 3, -1, 1, 5), uniform<1>({3})));
+    EXPECT_TRUE(each_input_alone([](T4 xx, T4 o, T4 ww, T4 m, T1 bb) {
+                    return module::deform_conv2d(xx, o, ww, m, bb, DeformConvOptions<2>{});
+                }, r4(1, 2, 4, 4), uniform<4>({1, 8, 3, 3}, 0.1, 0.4, 6), r4(2, 2, 2, 2, -1, 1, 5),
+                uniform<4>({1, 4, 3, 3}, 0.2, 1.0, 7), uniform<1>({2})));
+    EXPECT_TRUE(each_input_alone([](T2 a, T2 b) { return a.matmul(b); }, r2(3, 4), r2(4, 5, -1, 1, 3)));
+    EXPECT_TRUE(each_input_alone([](T2 a, T2 b) { return a * b; }, r2(3, 1), r2(3, 4, -1, 1, 5)));
+    EXPECT_TRUE(each_input_alone([](T2 a, T2 b) { return a / b; }, r2(3, 4), r2(1, 4, 0.5, 2, 5)));
+    EXPECT_TRUE(each_input_alone([](T2 a, T2 b) { return a.powf(b); }, r2(3, 4, 0.3, 2), r2(3, 4, -2, 2, 6)));
+    EXPECT_TRUE(each_input_alone([](T2 a, T2 b) { return a.rem(b); }, uniform<2>({2, 3}, 1.1, 1.4, 3),
+                                 uniform<2>({2, 3}, 0.8, 0.9, 4)));
+    EXPECT_TRUE(each_input_alone([](T2 a, T2 b) { return a.max_pair(b); }, r2(3, 4), r2(3, 4, -1, 1, 5)));
+    auto idx = Tensor<AD, 2, Int>::from_ints({{0, 2, 2}, {1, 0, 1}});
+    EXPECT_TRUE(each_input_alone([idx](T2 a, T2 v) { return a.scatter(1, idx, v); }, r2(2, 4), r2(2, 3, -1, 1, 5)));
+    auto mask = Tensor<AD, 2, Bool>::from_bools({{true, false, true}, {false, false, true}});
+    EXPECT_TRUE(each_input_alone([mask](T2 a, T2 v) { return a.mask_where(mask, v); }, r2(2, 3), r2(2, 3, -1, 1, 5)));
+    EXPECT_TRUE(each_input_alone([](T2 a, T2 v) { return a.slice_assign({Slice(1, 3), Slice(0, 2)}, v); },
+                                 r2(4, 3), r2(2, 2, -1, 1, 7)));
+}
+
 // ------------------------------------------------------------------ a small network
 TEST(GradCheck, MlpCrossEntropy) {
     auto x = r2(4, 6);

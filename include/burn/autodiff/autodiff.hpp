@@ -1056,8 +1056,8 @@ public:
     static T KIND##N##d(T x, T w, OptT b, const OPTS<N>& o) {                                    \
         const bool has_bias = b.has_value();                                                     \
         const bool bias_tracked = has_bias && b->node;                                           \
-        const Keep k{((w.node || bias_tracked) ? 1u : 0u) | (x.node ? 2u : 0u) |                 \
-                         (bias_tracked ? 4u : 0u), false};                                       \
+        /* The backward kernels of x and w each take both tensors (for shapes at least). */    \
+        const Keep k{3u | (bias_tracked ? 4u : 0u), false};                                      \
         return op(#KIND #N "d", kCompute, with_optional(vec(std::move(x), std::move(w)), std::move(b)), \
                   k,                                                                             \
                   [o, has_bias](std::vector<P> v) {                                              \
