@@ -32,7 +32,8 @@ function(burn_add_package_test)
                    "-DBURN_GENERATOR=${_generator}"
                    "-DBURN_MAKE_PROGRAM=${_make_program}"
                    "-DBURN_CXX_COMPILER=${CMAKE_CXX_COMPILER}"
-                   "-DBURN_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER}"
+                   # The bare ccache (our launcher is a `cmake -E env ... ccache` list).
+                   "-DBURN_CXX_COMPILER_LAUNCHER=${BURN_CCACHE}"
                    # Sanitizer and other global flags must match: the installed static libraries
                    # need the same runtime at the consumer's link step.
                    "-DBURN_CXX_FLAGS=${CMAKE_CXX_FLAGS}"

@@ -4,6 +4,12 @@
 #pragma once
 
 #include "burn/autodiff/autodiff.hpp"
+#include "burn/config/config.hpp"
+#include "burn/module/display.hpp"
+#include "burn/module/module.hpp"
+#include "burn/module/param.hpp"
+#include "burn/module/param_id.hpp"
+#include "burn/record/record.hpp"
 #include "burn/tensor/activation.hpp"
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/closeness.hpp"
