@@ -15,6 +15,7 @@ packages=(
     libprotobuf-dev protobuf-compiler libonnx-dev
     libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
     libvulkan-dev glslc libshaderc-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-tools
+    libstb-dev libcurl4-openssl-dev
     dataset-fashion-mnist libonnx-testdata
 )
 

@@ -1,0 +1,874 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The Learner (Burn's burn::train::Learner and LearnerBuilder): the training loop, with metrics,
+// live progress, metric logs, plots, checkpoints, resumption, gradient accumulation, early
+// stopping and a clean stop on Ctrl-C.
+//
+// The model provides its two steps as member functions (Burn's TrainStep and ValidStep traits):
+//
+//   template <Backend B>
+//   struct Model {
+//       ...
+//       TrainOutput<ClassificationOutput<B>> train_step(const MnistBatch<B>& batch) const
+//           requires AutodiffBackend<B>;                      // on Model<Autodiff<X>>
+//       ClassificationOutput<B> valid_step(const MnistBatch<B>& batch) const;  // on Model<X>
+//   };
+//
+//   auto learner = train::LearnerBuilder<Model<AD>>(artifact_dir)
+//                      .metric_train_numeric(train::AccuracyMetric{})
+//                      .metric_valid_numeric(train::AccuracyMetric{})
+//                      .metric_train_numeric(train::LossMetric{})
+//                      .metric_valid_numeric(train::LossMetric{})
+//                      .with_file_checkpointer(record::CompactRecorder{})
+//                      .num_epochs(10)
+//                      .summary()
+//                      .build(model, optim, 1e-4);             // or an LR scheduler
+//   Model<AD> trained = learner.fit(loader_train, loader_valid);
+//
+// C++ cannot infer the model type from later statements as Rust does, so the builder names it:
+// LearnerBuilder<M>, M the model on an autodiff backend. The batch and output types are read
+// from the signatures of M::train_step and valid_step on the validation model (M with the inner
+// backend, model.valid()); specialise train_step_traits / valid_step_traits when those are
+// templates or overloaded.
+//
+// Artifacts under artifact_dir (the book's layout):
+//   experiment.log                        what happened, with times
+//   checkpoint/model-<N>.<ext>            model, optimizer and scheduler after epoch N
+//   checkpoint/optim-<N>.<ext>            (the last `checkpoints_keep` epochs, 2 by default,
+//   checkpoint/scheduler-<N>.<ext>         and the epoch of the lowest validation loss)
+//   train/epoch-<N>/<Metric>.log          one line per step: "<value>,<batch size>"
+//   valid/epoch-<N>/<Metric>.log
+//   plots/<Metric>.svg                    every numeric metric, train vs valid, per epoch and step
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "burn/data/dataloader.hpp"
+#include "burn/lr_scheduler/lr_scheduler.hpp"
+#include "burn/module/module.hpp"
+#include "burn/optim/grads.hpp"
+#include "burn/optim/optimizer.hpp"
+#include "burn/record/recorder.hpp"
+#include "burn/tensor/backend.hpp"
+#include "burn/tensor/error.hpp"
+#include "burn/train/logger.hpp"
+#include "burn/train/metric.hpp"
+#include "burn/train/output.hpp"
+#include "burn/train/plot.hpp"
+#include "burn/train/renderer.hpp"
+
+namespace burn::train {
+
+// ============================================================================ step traits
+namespace detail {
+template <class F>
+struct step_signature {};
+template <class C, class R, class I>
+struct step_signature<R (C::*)(I) const> {
+    using Batch = std::remove_cvref_t<I>;
+    using Result = R;
+};
+template <class C, class R, class I>
+struct step_signature<R (C::*)(I) const noexcept> : step_signature<R (C::*)(I) const> {};
+
+template <class T>
+struct train_output_item {};
+template <class TO, class B>
+struct train_output_item<TrainOutput<TO, B>> {
+    using type = TO;
+};
+}  // namespace detail
+
+/// What M::train_step takes and returns (Batch, Output = the TrainOutput's item type), deduced
+/// from `&M::train_step` when it is a single non-template const member function taking one
+/// batch. Specialise it otherwise (Batch and Output).
+template <class M>
+struct train_step_traits {};
+template <class M>
+    requires requires { &M::train_step; }
+struct train_step_traits<M> {
+    using Batch = typename detail::step_signature<decltype(&M::train_step)>::Batch;
+    using Output = typename detail::train_output_item<
+        typename detail::step_signature<decltype(&M::train_step)>::Result>::type;
+};
+
+/// What MV::valid_step takes and returns (Batch, Output), deduced likewise.
+template <class MV>
+struct valid_step_traits {};
+template <class MV>
+    requires requires { &MV::valid_step; }
+struct valid_step_traits<MV> {
+    using Batch = typename detail::step_signature<decltype(&MV::valid_step)>::Batch;
+    using Output = typename detail::step_signature<decltype(&MV::valid_step)>::Result;
+};
+
+/// Burn's TrainStep<TI, TO>: `model.train_step(batch)` gives TrainOutput<TO>.
+template <class M, class TI, class TO>
+concept TrainStep = requires(const M& m, const TI& batch) {
+    { m.train_step(batch) } -> std::convertible_to<TrainOutput<TO, module::module_backend_t<M>>>;
+};
+/// Burn's ValidStep<VI, VO>: `model.valid_step(batch)` gives VO.
+template <class M, class VI, class VO>
+concept ValidStep = requires(const M& m, const VI& batch) {
+    { m.valid_step(batch) } -> std::convertible_to<VO>;
+};
+
+// ============================================================================ early stopping
+/// When early stopping looks at a metric: the best epoch value in a direction.
+enum class Direction { Lowest, Highest };
+/// How the epoch value is obtained from the steps (the mean, weighted by batch sizes: what
+/// numeric metrics report).
+enum class Aggregate { Mean };
+/// Stop when the metric has not improved for `n_epochs` epochs (Burn's
+/// StoppingCondition::NoImprovementSince).
+struct NoImprovementSince {
+    std::size_t n_epochs = 1;
+};
+
+/// Burn's MetricEarlyStoppingStrategy: watches the epoch value of a numeric metric on a split and
+/// stops training when it has not improved (strictly) for `condition.n_epochs` epochs.
+class MetricEarlyStoppingStrategy {
+public:
+    MetricEarlyStoppingStrategy(std::string metric_name, Aggregate aggregate, Direction direction, Split split,
+                                NoImprovementSince condition);
+    /// Watches `metric` (by its name()).
+    template <Numeric Me>
+    MetricEarlyStoppingStrategy(const Me& metric, Aggregate aggregate, Direction direction, Split split,
+                                NoImprovementSince condition)
+        : MetricEarlyStoppingStrategy(std::string(metric.name()), aggregate, direction, split, condition) {}
+
+    /// Records the epoch's value; true when training should stop after this epoch.
+    bool should_stop(std::size_t epoch, double value);
+    const std::string& metric_name() const { return metric_; }
+    Split split() const { return split_; }
+    /// The best value so far and its epoch (nullopt before the first epoch).
+    std::optional<std::pair<std::size_t, double>> best() const;
+    /// "Loss (valid) has not improved for 2 epochs: best 0.312 at epoch 3".
+    std::string reason() const;
+
+private:
+    std::string metric_;
+    Direction direction_;
+    Split split_;
+    std::size_t patience_;
+    std::optional<std::size_t> best_epoch_;
+    double best_value_ = 0.0;
+    std::size_t last_epoch_ = 0;
+};
+
+// ============================================================================ interruption
+/// Burn's TrainingInterrupter: ask a running fit() to stop after the current step (from any
+/// thread). fit() also stops on SIGINT (Ctrl-C) unless handle_sigint(false) was given: it then
+/// writes a checkpoint and returns the model. A second Ctrl-C ends the process at once.
+class TrainingInterrupter {
+public:
+    TrainingInterrupter();
+    void stop();
+    bool should_stop() const;
+    void reset();
+
+private:
+    std::shared_ptr<std::atomic<bool>> flag_;
+};
+
+namespace detail {
+/// Installs a SIGINT handler for the lifetime of the object (nested ones are no-ops) and
+/// restores the previous one. sigint_requested() tells whether Ctrl-C was pressed meanwhile.
+class SigintGuard {
+public:
+    SigintGuard();
+    ~SigintGuard();
+    SigintGuard(const SigintGuard&) = delete;
+    SigintGuard& operator=(const SigintGuard&) = delete;
+    static bool sigint_requested();
+
+private:
+    bool installed_ = false;
+};
+
+/// experiment.log: timestamped lines, appended.
+class ExperimentLog {
+public:
+    explicit ExperimentLog(const std::filesystem::path& path);
+    ~ExperimentLog();
+    void line(const std::string& text);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// Checkpoint files of one recorder (type-erased): checkpoint/<kind>-<epoch>.<ext>.
+class CheckpointStore {
+public:
+    virtual ~CheckpointStore() = default;
+    virtual void save(const std::string& kind, std::size_t epoch, const record::Record& r) const = 0;
+    virtual record::Record load(const std::string& kind, std::size_t epoch) const = 0;
+    virtual std::filesystem::path path(const std::string& kind, std::size_t epoch) const = 0;
+};
+template <record::FileRecorder R>
+class RecorderCheckpointStore final : public CheckpointStore {
+public:
+    RecorderCheckpointStore(R recorder, std::filesystem::path dir)
+        : recorder_(std::move(recorder)), dir_(std::move(dir)) {}
+    void save(const std::string& kind, std::size_t epoch, const record::Record& r) const override {
+        std::filesystem::create_directories(dir_);
+        recorder_.record(r, base(kind, epoch));
+    }
+    record::Record load(const std::string& kind, std::size_t epoch) const override {
+        return recorder_.load(base(kind, epoch));
+    }
+    std::filesystem::path path(const std::string& kind, std::size_t epoch) const override {
+        return recorder_.file_path(base(kind, epoch));
+    }
+
+private:
+    std::filesystem::path base(const std::string& kind, std::size_t epoch) const {
+        return dir_ / (kind + "-" + std::to_string(epoch));
+    }
+    R recorder_;
+    std::filesystem::path dir_;
+};
+
+/// Removes the checkpoints of `epoch` (model, optim, scheduler) if present.
+void remove_checkpoint(const CheckpointStore& store, std::size_t epoch);
+
+/// The first number of a serialized metric entry ("0.25,64" -> 0.25), if it starts with one.
+std::optional<double> leading_number(const std::string& serialized);
+
+/// The learner summary table (Burn's LearnerSummary) from the epoch histories.
+struct SummaryRow {
+    Split split;
+    std::string metric;
+    std::vector<double> epochs;  ///< value per epoch (NaN where absent)
+};
+std::string format_summary(const std::string& model_name, std::size_t total_epochs,
+                           const std::vector<SummaryRow>& rows);
+
+/// "1:02:03" / "2:03" for a number of seconds.
+std::string format_duration(double seconds);
+
+/// A metric registered for the steps' output O, type-erased.
+template <class O>
+class MetricSlot {
+public:
+    virtual ~MetricSlot() = default;
+    virtual MetricEntry update(const O& output, const MetricMetadata& md) = 0;
+    virtual void clear() = 0;
+    virtual std::string name() const = 0;
+    virtual std::optional<double> value() const = 0;  ///< numeric metrics only
+    virtual bool plotted() const = 0;
+};
+template <class O, Metric Me>
+class MetricSlotOf final : public MetricSlot<O> {
+public:
+    MetricSlotOf(Me metric, bool numeric) : metric_(std::move(metric)), numeric_(numeric) {}
+    MetricEntry update(const O& output, const MetricMetadata& md) override {
+        return metric_.update(Adaptor<typename Me::Input, O>::adapt(output), md);
+    }
+    void clear() override { metric_.clear(); }
+    std::string name() const override { return std::string(metric_.name()); }
+    std::optional<double> value() const override {
+        if constexpr (Numeric<Me>) {
+            if (numeric_) return double(metric_.value());
+        }
+        return std::nullopt;
+    }
+    bool plotted() const override { return numeric_; }
+
+private:
+    Me metric_;
+    bool numeric_;
+};
+}  // namespace detail
+
+// ============================================================================ Learner
+/// The options a LearnerBuilder collects (shared by the builder and the learner).
+struct LearnerOptions {
+    std::filesystem::path artifact_dir;
+    std::size_t num_epochs = 1;
+    std::optional<std::size_t> checkpoint;  ///< resume after this epoch
+    std::size_t grads_accumulation = 1;
+    std::size_t checkpoints_keep = 2;
+    bool summary = false;
+    bool handle_sigint = true;
+    bool plots = true;
+};
+
+template <class M, class O, class S>
+class Learner;
+
+/// Burn's LearnerBuilder, for the model type M (on an autodiff backend).
+template <class M>
+class LearnerBuilder {
+public:
+    using Backend = module::module_backend_t<M>;
+    static_assert(AutodiffBackend<Backend>,
+                  "LearnerBuilder<M>: M must be the model on an autodiff backend (Autodiff<...>)");
+    using ValidModel = decltype(std::declval<const M&>().valid());
+    using TrainBatch = typename train_step_traits<M>::Batch;
+    using TrainItem = typename train_step_traits<M>::Output;
+    using ValidBatch = typename valid_step_traits<ValidModel>::Batch;
+    using ValidItem = typename valid_step_traits<ValidModel>::Output;
+    using Device = typename Backend::Device;
+
+    /// Everything is written under `artifact_dir` (created if needed).
+    explicit LearnerBuilder(std::filesystem::path artifact_dir) { options_.artifact_dir = std::move(artifact_dir); }
+
+    /// Registers a training metric (shown and logged).
+    template <Metric Me>
+        requires Adapts<TrainItem, typename Me::Input>
+    LearnerBuilder& metric_train(Me metric) & {
+        train_metrics_.push_back(std::make_unique<detail::MetricSlotOf<TrainItem, Me>>(std::move(metric), false));
+        return *this;
+    }
+    /// Registers a validation metric (shown and logged).
+    template <Metric Me>
+        requires Adapts<ValidItem, typename Me::Input>
+    LearnerBuilder& metric_valid(Me metric) & {
+        valid_metrics_.push_back(std::make_unique<detail::MetricSlotOf<ValidItem, Me>>(std::move(metric), false));
+        return *this;
+    }
+    /// Registers a numeric training metric: also summarised, plotted and usable for early stopping.
+    template <Numeric Me>
+        requires Adapts<TrainItem, typename Me::Input>
+    LearnerBuilder& metric_train_numeric(Me metric) & {
+        train_metrics_.push_back(std::make_unique<detail::MetricSlotOf<TrainItem, Me>>(std::move(metric), true));
+        return *this;
+    }
+    /// Registers a numeric validation metric.
+    template <Numeric Me>
+        requires Adapts<ValidItem, typename Me::Input>
+    LearnerBuilder& metric_valid_numeric(Me metric) & {
+        valid_metrics_.push_back(std::make_unique<detail::MetricSlotOf<ValidItem, Me>>(std::move(metric), true));
+        return *this;
+    }
+
+    /// Saves the model, optimizer and scheduler with `recorder` after every epoch (and when
+    /// interrupted) under artifact_dir/checkpoint.
+    template <record::FileRecorder R>
+    LearnerBuilder& with_file_checkpointer(R recorder) & {
+        checkpointer_ = std::make_shared<detail::RecorderCheckpointStore<R>>(std::move(recorder),
+                                                                             options_.artifact_dir / "checkpoint");
+        return *this;
+    }
+    /// How many of the latest epochs' checkpoints are kept (>= 1; default 2). The epoch with the
+    /// lowest validation loss (when a "Loss" validation metric is registered) is kept as well.
+    LearnerBuilder& checkpoints_keep(std::size_t n) & {
+        BURN_CHECK(n >= 1, "LearnerBuilder::checkpoints_keep: must keep at least 1 checkpoint, got ", n);
+        options_.checkpoints_keep = n;
+        return *this;
+    }
+    /// Resumes from the checkpoint written after `epoch` (needs with_file_checkpointer): training
+    /// continues with epoch + 1, with the saved model, optimizer and scheduler states.
+    LearnerBuilder& checkpoint(std::size_t epoch) & {
+        options_.checkpoint = epoch;
+        return *this;
+    }
+    /// Sums the gradients of `n` steps before each optimizer step (n >= 1).
+    LearnerBuilder& grads_accumulation(std::size_t n) & {
+        BURN_CHECK(n >= 1, "LearnerBuilder::grads_accumulation: n must be >= 1, got ", n);
+        options_.grads_accumulation = n;
+        return *this;
+    }
+    /// Stops training early (see MetricEarlyStoppingStrategy).
+    LearnerBuilder& early_stopping(MetricEarlyStoppingStrategy strategy) & {
+        early_stopping_ = std::move(strategy);
+        return *this;
+    }
+    /// The devices to train on. One device is supported (the model's); data-parallel training on
+    /// several devices is not implemented, and build() says so.
+    LearnerBuilder& devices(std::vector<Device> devices) & {
+        devices_ = std::move(devices);
+        return *this;
+    }
+    LearnerBuilder&& devices(std::vector<Device> devices) && { return std::move(this->devices(std::move(devices))); }
+    LearnerBuilder& num_epochs(std::size_t n) & {
+        BURN_CHECK(n >= 1, "LearnerBuilder::num_epochs: must be >= 1, got ", n);
+        options_.num_epochs = n;
+        return *this;
+    }
+    /// Prints (and logs) a summary of the metrics per epoch when fit() ends.
+    LearnerBuilder& summary() & {
+        options_.summary = true;
+        return *this;
+    }
+    /// How progress is shown (default: default_renderer()).
+    LearnerBuilder& renderer(std::unique_ptr<MetricsRenderer> r) & {
+        renderer_ = std::move(r);
+        return *this;
+    }
+    /// A handle to stop fit() from another thread.
+    LearnerBuilder& with_interrupter(TrainingInterrupter interrupter) & {
+        interrupter_ = std::move(interrupter);
+        return *this;
+    }
+    /// Whether fit() catches Ctrl-C (default true).
+    LearnerBuilder& handle_sigint(bool on) & {
+        options_.handle_sigint = on;
+        return *this;
+    }
+    /// Whether SVG plots are written after every epoch (default true).
+    LearnerBuilder& plots(bool on) & {
+        options_.plots = on;
+        return *this;
+    }
+
+    // Rvalue forms, so that a builder can be chained from a temporary.
+#define BURN_LEARNER_RVALUE(name)                                                         \
+    template <class... A>                                                                 \
+    LearnerBuilder&& name(A&&... a) && requires requires(LearnerBuilder& b) { b.name(std::forward<A>(a)...); } \
+    {                                                                                     \
+        return std::move(this->name(std::forward<A>(a)...));                             \
+    }
+    BURN_LEARNER_RVALUE(metric_train)
+    BURN_LEARNER_RVALUE(metric_valid)
+    BURN_LEARNER_RVALUE(metric_train_numeric)
+    BURN_LEARNER_RVALUE(metric_valid_numeric)
+    BURN_LEARNER_RVALUE(with_file_checkpointer)
+    BURN_LEARNER_RVALUE(checkpoints_keep)
+    BURN_LEARNER_RVALUE(checkpoint)
+    BURN_LEARNER_RVALUE(grads_accumulation)
+    BURN_LEARNER_RVALUE(early_stopping)
+    BURN_LEARNER_RVALUE(num_epochs)
+    BURN_LEARNER_RVALUE(summary)
+    BURN_LEARNER_RVALUE(renderer)
+    BURN_LEARNER_RVALUE(with_interrupter)
+    BURN_LEARNER_RVALUE(handle_sigint)
+    BURN_LEARNER_RVALUE(plots)
+#undef BURN_LEARNER_RVALUE
+
+    /// The learner of `model` with `optim` and a learning rate: a number (constant) or an LR
+    /// scheduler (Burn's LrScheduler).
+    template <class O, class S>
+        requires optim::Optimizer<O, M, Backend> &&
+                 (lr_scheduler::LrScheduler<S> || std::convertible_to<S, double>)
+    auto build(M model, O optim, S lr_or_scheduler) {
+        BURN_CHECK(devices_.size() <= 1, "LearnerBuilder::build: ", devices_.size(),
+                   " devices given; training on several devices (data parallelism) is not supported: "
+                   "give one device");
+        BURN_CHECK(!options_.checkpoint || checkpointer_ != nullptr,
+                   "LearnerBuilder::build: checkpoint(", options_.checkpoint.value_or(0),
+                   ") needs with_file_checkpointer(recorder) (the recorder the checkpoints were saved with)");
+        if (!devices_.empty()) model = model.to_device(devices_.front());
+        using Sched = std::conditional_t<lr_scheduler::LrScheduler<S>, S, lr_scheduler::ConstantLr>;
+        Sched sched = [&] {
+            if constexpr (lr_scheduler::LrScheduler<S>) return std::move(lr_or_scheduler);
+            else return lr_scheduler::ConstantLr(double(lr_or_scheduler));
+        }();
+        if (!renderer_) renderer_ = default_renderer();
+        return Learner<M, O, Sched>(std::move(options_), std::move(model), std::move(optim), std::move(sched),
+                                    std::move(train_metrics_), std::move(valid_metrics_), std::move(checkpointer_),
+                                    std::move(early_stopping_), std::move(renderer_), std::move(interrupter_));
+    }
+
+private:
+    LearnerOptions options_;
+    std::vector<std::unique_ptr<detail::MetricSlot<TrainItem>>> train_metrics_;
+    std::vector<std::unique_ptr<detail::MetricSlot<ValidItem>>> valid_metrics_;
+    std::shared_ptr<detail::CheckpointStore> checkpointer_;
+    std::optional<MetricEarlyStoppingStrategy> early_stopping_;
+    std::vector<Device> devices_;
+    std::unique_ptr<MetricsRenderer> renderer_;
+    std::optional<TrainingInterrupter> interrupter_;
+};
+
+/// How fit() ended.
+enum class StopReason { Completed, EarlyStopping, Interrupted };
+
+/// Burn's Learner: built by LearnerBuilder; fit() trains and returns the model.
+template <class M, class O, class S>
+class Learner {
+public:
+    using Backend = module::module_backend_t<M>;
+    using ValidModel = decltype(std::declval<const M&>().valid());
+    using TrainBatch = typename train_step_traits<M>::Batch;
+    using TrainItem = typename train_step_traits<M>::Output;
+    using ValidBatch = typename valid_step_traits<ValidModel>::Batch;
+    using ValidItem = typename valid_step_traits<ValidModel>::Output;
+
+    Learner(LearnerOptions options, M model, O optim, S sched,
+            std::vector<std::unique_ptr<detail::MetricSlot<TrainItem>>> train_metrics,
+            std::vector<std::unique_ptr<detail::MetricSlot<ValidItem>>> valid_metrics,
+            std::shared_ptr<detail::CheckpointStore> checkpointer,
+            std::optional<MetricEarlyStoppingStrategy> early_stopping, std::unique_ptr<MetricsRenderer> renderer,
+            std::optional<TrainingInterrupter> interrupter)
+        : options_(std::move(options)),
+          model_(std::move(model)),
+          optim_(std::move(optim)),
+          sched_(std::move(sched)),
+          train_metrics_(std::move(train_metrics)),
+          valid_metrics_(std::move(valid_metrics)),
+          checkpointer_(std::move(checkpointer)),
+          early_stopping_(std::move(early_stopping)),
+          renderer_(std::move(renderer)),
+          interrupter_(std::move(interrupter)) {}
+
+    /// Trains for the remaining epochs on `train`, validating on `valid` after each, and returns
+    /// the trained model (also when stopped early or interrupted: see stop_reason()).
+    M fit(std::shared_ptr<data::DataLoader<TrainBatch>> train, std::shared_ptr<data::DataLoader<ValidBatch>> valid) {
+        BURN_CHECK(train != nullptr, "Learner::fit: the training data loader is null");
+        BURN_CHECK(valid != nullptr, "Learner::fit: the validation data loader is null");
+        namespace fs = std::filesystem;
+        fs::create_directories(options_.artifact_dir);
+        detail::ExperimentLog log(options_.artifact_dir / "experiment.log");
+        FileMetricLogger logger(options_.artifact_dir);
+        std::optional<detail::SigintGuard> sigint;
+        if (options_.handle_sigint) sigint.emplace();
+        auto interrupted = [&] {
+            return (interrupter_ && interrupter_->should_stop()) || detail::SigintGuard::sigint_requested();
+        };
+        stop_reason_ = StopReason::Completed;
+
+        std::size_t first_epoch = 1;
+        if (options_.checkpoint) {
+            const std::size_t c = *options_.checkpoint;
+            model_ = model_.load_record(checkpointer_->load("model", c));
+            optim_ = optim_.load_record(checkpointer_->load("optim", c));
+            sched_ = sched_.load_record(checkpointer_->load("scheduler", c));
+            first_epoch = c + 1;
+            log.line("resumed from the checkpoint of epoch " + std::to_string(c) + " (" +
+                     checkpointer_->path("model", c).string() + ")");
+            reload_history(logger, c);
+        }
+        {
+            std::ostringstream os;
+            os << "training for epochs " << first_epoch << ".." << options_.num_epochs << " ("
+               << train->num_items() << " training items in " << train->num_batches() << " batches, "
+               << valid->num_items() << " validation items); model with " << model_.num_params()
+               << " parameters";
+            log.line(os.str());
+        }
+
+        struct RendererFinish {
+            MetricsRenderer* r;
+            ~RendererFinish() { r->finish(); }
+        } finish_guard{renderer_.get()};
+
+        try {
+            for (std::size_t epoch = first_epoch; epoch <= options_.num_epochs; ++epoch) {
+                const bool stopped = train_epoch(*train, epoch, logger, log, interrupted);
+                if (stopped) {
+                    stop_reason_ = StopReason::Interrupted;
+                    const std::string msg = "interrupted during epoch " + std::to_string(epoch) +
+                                            ": stopped after the current step";
+                    log.line(msg);
+                    renderer_->message(msg);
+                    if (checkpointer_) {
+                        save_checkpoint(epoch, log);
+                        const std::string m2 = "checkpoint of the partial epoch " + std::to_string(epoch) +
+                                               " written; resume with .checkpoint(" + std::to_string(epoch) +
+                                               ") (continues with epoch " + std::to_string(epoch + 1) + ")";
+                        log.line(m2);
+                        renderer_->message(m2);
+                    }
+                    break;
+                }
+                const bool valid_stopped = valid_epoch(*valid, epoch, logger, log, interrupted);
+                write_plots(log);
+                if (checkpointer_) save_checkpoint(epoch, log);
+                if (valid_stopped) {
+                    stop_reason_ = StopReason::Interrupted;
+                    const std::string msg = "interrupted during the validation of epoch " + std::to_string(epoch) +
+                                            (checkpointer_ ? "; checkpoint " + std::to_string(epoch) + " written" : "");
+                    log.line(msg);
+                    renderer_->message(msg);
+                    break;
+                }
+                if (early_stopping_) {
+                    const auto& hist = early_stopping_->split() == Split::Train ? train_epochs_ : valid_epochs_;
+                    const auto it = hist.find(early_stopping_->metric_name());
+                    BURN_CHECK(it != hist.end(), "Learner::fit: early stopping watches \"",
+                               early_stopping_->metric_name(), "\" on the ", split_name(early_stopping_->split()),
+                               " split, but no numeric metric of that name is registered there");
+                    if (early_stopping_->should_stop(epoch, it->second.back())) {
+                        stop_reason_ = StopReason::EarlyStopping;
+                        const std::string msg = "early stopping after epoch " + std::to_string(epoch) + ": " +
+                                                early_stopping_->reason();
+                        log.line(msg);
+                        renderer_->message(msg);
+                        break;
+                    }
+                }
+            }
+        } catch (const std::exception& e) {
+            log.line(std::string("training failed: ") + e.what());
+            throw;
+        }
+        if (options_.summary) {
+            const std::string s = summary_text();
+            renderer_->message(s);
+            log.line("summary:\n" + s);
+        }
+        log.line("training finished");
+        return model_;
+    }
+
+    StopReason stop_reason() const { return stop_reason_; }
+    /// The epoch values of the numeric metrics: {metric name: [value of epoch 1, 2, ...]}.
+    const std::map<std::string, std::vector<double>>& train_history() const { return train_epochs_; }
+    const std::map<std::string, std::vector<double>>& valid_history() const { return valid_epochs_; }
+    /// Seconds spent waiting for the training data loader in the last training epoch.
+    double last_data_wait_seconds() const { return data_wait_; }
+    /// The learner summary (as summary() prints it).
+    std::string summary_text() const {
+        std::vector<detail::SummaryRow> rows;
+        for (const auto& [name, values] : train_epochs_) rows.push_back({Split::Train, name, values});
+        for (const auto& [name, values] : valid_epochs_) rows.push_back({Split::Valid, name, values});
+        return detail::format_summary(module_name(), options_.num_epochs, rows);
+    }
+
+private:
+    using Clock = std::chrono::steady_clock;
+
+    std::string module_name() const {
+        return "model with " + std::to_string(model_.num_params()) + " parameters";
+    }
+
+    template <class Item, class Slots>
+    void update_metrics(Slots& slots, const Item& item, const MetricMetadata& md, Split split, std::size_t epoch,
+                        FileMetricLogger& logger, std::map<std::string, std::vector<double>>& steps) {
+        for (auto& slot : slots) {
+            MetricEntry entry = slot->update(item, md);
+            logger.log(split, epoch, entry);
+            std::optional<double> v;
+            if (slot->plotted()) {
+                v = detail::leading_number(entry.serialized);
+                if (!v) v = slot->value();
+                if (v) steps[entry.name].push_back(*v);
+            }
+            MetricState state{std::move(entry), v};
+            if (split == Split::Train) renderer_->update_train(state);
+            else renderer_->update_valid(state);
+        }
+    }
+
+    template <class Slots>
+    void end_epoch(Slots& slots, Split split, std::size_t epoch, double seconds, std::size_t items,
+                   FileMetricLogger& logger, detail::ExperimentLog& log) {
+        logger.end_epoch(split, epoch);
+        EpochSummary summary{split, epoch, options_.num_epochs, {}, seconds, items};
+        auto& hist = split == Split::Train ? train_epochs_ : valid_epochs_;
+        for (auto& slot : slots)
+            if (slot->plotted())
+                if (auto v = slot->value()) {
+                    summary.values.emplace_back(slot->name(), *v);
+                    auto& h = hist[slot->name()];
+                    h.resize(epoch - 1, std::nan(""));
+                    h.push_back(*v);
+                }
+        renderer_->on_epoch_end(summary);
+        std::ostringstream os;
+        os << "epoch " << epoch << "/" << options_.num_epochs << " " << split_name(split) << ": " << items
+           << " items in " << seconds << " s (" << (seconds > 0 ? double(items) / seconds : 0.0) << " item/s)";
+        if (split == Split::Train) os << ", waiting for data " << data_wait_ << " s";
+        for (const auto& [name, v] : summary.values) os << ", " << name << " " << v;
+        log.line(os.str());
+    }
+
+    template <class Interrupted>
+    bool train_epoch(const data::DataLoader<TrainBatch>& loader, std::size_t epoch, FileMetricLogger& logger,
+                     detail::ExperimentLog& log, const Interrupted& interrupted) {
+        std::filesystem::remove_all(logger.dir() / split_name(Split::Train) / ("epoch-" + std::to_string(epoch)));
+        for (auto& m : train_metrics_) m->clear();
+        optim::GradientsAccumulator<Backend> accumulator;
+        std::size_t accumulated = 0;
+        double last_lr = 0.0;
+        data_wait_ = 0.0;
+        const auto start = Clock::now();
+        auto it = loader.iter();
+        std::size_t iteration = 0;
+        bool stopped = false;
+        for (;;) {
+            const auto wait_start = Clock::now();
+            auto batch = it.next();
+            data_wait_ += std::chrono::duration<double>(Clock::now() - wait_start).count();
+            if (!batch) break;
+            ++iteration;
+            const double lr = sched_.step();
+            last_lr = lr;
+            auto out = model_.train_step(*batch);
+            if (options_.grads_accumulation <= 1) {
+                model_ = optim_.step(lr, model_, std::move(out.grads));
+            } else {
+                accumulator.accumulate(model_, std::move(out.grads));
+                if (++accumulated >= options_.grads_accumulation) {
+                    model_ = optim_.step(lr, model_, accumulator.grads());
+                    accumulated = 0;
+                }
+            }
+            const auto progress = it.progress();
+            MetricMetadata md{progress.items_processed, progress.items_total, epoch, options_.num_epochs,
+                              iteration, lr};
+            update_metrics(train_metrics_, out.item, md, Split::Train, epoch, logger, train_steps_);
+            renderer_->render_train(TrainingProgress{progress.items_processed, progress.items_total, epoch,
+                                                     options_.num_epochs, iteration});
+            if (interrupted()) {
+                stopped = true;
+                break;
+            }
+        }
+        // The gradients of a partial accumulation at the end of the epoch are applied (with the
+        // last step's learning rate) rather than lost.
+        if (accumulated > 0 && !stopped) model_ = optim_.step(last_lr, model_, accumulator.grads());
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        end_epoch(train_metrics_, Split::Train, epoch, seconds, it.progress().items_processed, logger, log);
+        mark_epoch_start(train_steps_, train_starts_, epoch);
+        return stopped;
+    }
+
+    template <class Interrupted>
+    bool valid_epoch(const data::DataLoader<ValidBatch>& loader, std::size_t epoch, FileMetricLogger& logger,
+                     detail::ExperimentLog& log, const Interrupted& interrupted) {
+        std::filesystem::remove_all(logger.dir() / split_name(Split::Valid) / ("epoch-" + std::to_string(epoch)));
+        for (auto& m : valid_metrics_) m->clear();
+        const ValidModel model = model_.valid();
+        const auto start = Clock::now();
+        auto it = loader.iter();
+        std::size_t iteration = 0;
+        bool stopped = false;
+        while (auto batch = it.next()) {
+            ++iteration;
+            auto out = model.valid_step(*batch);
+            const auto progress = it.progress();
+            MetricMetadata md{progress.items_processed, progress.items_total, epoch, options_.num_epochs,
+                              iteration, std::nullopt};
+            update_metrics(valid_metrics_, out, md, Split::Valid, epoch, logger, valid_steps_);
+            renderer_->render_valid(TrainingProgress{progress.items_processed, progress.items_total, epoch,
+                                                     options_.num_epochs, iteration});
+            if (interrupted()) {
+                stopped = true;
+                break;
+            }
+        }
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        end_epoch(valid_metrics_, Split::Valid, epoch, seconds, it.progress().items_processed, logger, log);
+        mark_epoch_start(valid_steps_, valid_starts_, epoch);
+        return stopped;
+    }
+
+    /// Remembers where epoch `epoch + 1` starts in every metric's step history.
+    static void mark_epoch_start(const std::map<std::string, std::vector<double>>& steps,
+                                 std::map<std::string, std::vector<std::size_t>>& starts, std::size_t epoch) {
+        for (const auto& [name, values] : steps) {
+            auto& s = starts[name];
+            if (s.empty()) s.push_back(0);
+            s.resize(epoch, s.back());
+            s.push_back(values.size());  // the start of the next epoch
+        }
+    }
+
+    void save_checkpoint(std::size_t epoch, detail::ExperimentLog& log) {
+        checkpointer_->save("model", epoch, model_.into_record());
+        checkpointer_->save("optim", epoch, optim_.to_record());
+        checkpointer_->save("scheduler", epoch, sched_.to_record());
+        log.line("checkpoint " + std::to_string(epoch) + " written: " + checkpointer_->path("model", epoch).string());
+        // Keep the last `checkpoints_keep` epochs and the one of the lowest validation loss.
+        std::optional<std::size_t> best;
+        if (auto it = valid_epochs_.find("Loss"); it != valid_epochs_.end()) {
+            double best_v = 0;
+            for (std::size_t i = 0; i < it->second.size(); ++i)
+                if (!std::isnan(it->second[i]) && (!best || it->second[i] < best_v)) {
+                    best = i + 1;
+                    best_v = it->second[i];
+                }
+        }
+        if (epoch > options_.checkpoints_keep) {
+            const std::size_t old = epoch - options_.checkpoints_keep;
+            if (!best || *best != old) detail::remove_checkpoint(*checkpointer_, old);
+            // A previous best that is no longer the best and is outside the window goes too.
+            for (std::size_t e = 1; e < old; ++e)
+                if (!best || *best != e) detail::remove_checkpoint(*checkpointer_, e);
+        }
+    }
+
+    void reload_history(const FileMetricLogger& logger, std::size_t last_epoch) {
+        auto load = [&](Split split, const auto& slots, std::map<std::string, std::vector<double>>& epochs,
+                        std::map<std::string, std::vector<double>>& steps,
+                        std::map<std::string, std::vector<std::size_t>>& starts) {
+            for (const auto& slot : slots) {
+                if (!slot->plotted()) continue;
+                const std::string name = slot->name();
+                for (std::size_t e = 1; e <= last_epoch; ++e) {
+                    auto v = logger.read_epoch_value(split, e, name);
+                    auto& h = epochs[name];
+                    h.push_back(v.value_or(std::nan("")));
+                    auto& s = starts[name];
+                    if (s.empty()) s.push_back(0);
+                    for (double x : logger.read_numeric(split, e, name)) steps[name].push_back(x);
+                    s.push_back(steps[name].size());
+                }
+            }
+        };
+        load(Split::Train, train_metrics_, train_epochs_, train_steps_, train_starts_);
+        load(Split::Valid, valid_metrics_, valid_epochs_, valid_steps_, valid_starts_);
+        if (early_stopping_) {
+            const auto& hist = early_stopping_->split() == Split::Train ? train_epochs_ : valid_epochs_;
+            if (auto it = hist.find(early_stopping_->metric_name()); it != hist.end())
+                for (std::size_t e = 0; e < it->second.size(); ++e)
+                    if (!std::isnan(it->second[e])) early_stopping_->should_stop(e + 1, it->second[e]);
+        }
+    }
+
+    void write_plots(detail::ExperimentLog& log) {
+        if (!options_.plots) return;
+        std::map<std::string, MetricHistory> plots;
+        auto add = [&](const auto& epochs, const auto& steps, const auto& starts, bool train) {
+            for (const auto& [name, values] : epochs) {
+                auto& h = plots[name];
+                h.name = name;
+                (train ? h.train_epochs : h.valid_epochs) = values;
+                if (auto it = steps.find(name); it != steps.end())
+                    (train ? h.train_iterations : h.valid_iterations) = it->second;
+                if (auto it = starts.find(name); it != starts.end()) {
+                    auto s = it->second;
+                    if (!s.empty()) s.pop_back();  // the last entry is the start of the next epoch
+                    (train ? h.train_epoch_starts : h.valid_epoch_starts) = std::move(s);
+                }
+            }
+        };
+        add(train_epochs_, train_steps_, train_starts_, true);
+        add(valid_epochs_, valid_steps_, valid_starts_, false);
+        for (const auto& [name, history] : plots) {
+            try {
+                write_metric_plot(options_.artifact_dir / "plots" / (metric_file_name(name) + ".svg"), history);
+            } catch (const std::exception& e) {
+                log.line(std::string("could not write the plot of ") + name + ": " + e.what());
+            }
+        }
+    }
+
+    LearnerOptions options_;
+    M model_;
+    O optim_;
+    S sched_;
+    std::vector<std::unique_ptr<detail::MetricSlot<TrainItem>>> train_metrics_;
+    std::vector<std::unique_ptr<detail::MetricSlot<ValidItem>>> valid_metrics_;
+    std::shared_ptr<detail::CheckpointStore> checkpointer_;
+    std::optional<MetricEarlyStoppingStrategy> early_stopping_;
+    std::unique_ptr<MetricsRenderer> renderer_;
+    std::optional<TrainingInterrupter> interrupter_;
+    StopReason stop_reason_ = StopReason::Completed;
+    double data_wait_ = 0.0;
+    std::map<std::string, std::vector<double>> train_epochs_, valid_epochs_;
+    std::map<std::string, std::vector<double>> train_steps_, valid_steps_;
+    std::map<std::string, std::vector<std::size_t>> train_starts_, valid_starts_;
+};
+
+}  // namespace burn::train

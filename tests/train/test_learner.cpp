@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The Learner end to end on a tiny synthetic classification task (seconds): training improves
+// the metrics, the artifacts follow the book's layout, resuming from a checkpoint reproduces an
+// uninterrupted run exactly (model, optimizer and scheduler state), gradient accumulation matches
+// a hand-written loop, early stopping, interruption (TrainingInterrupter and SIGINT), errors.
+#include <signal.h>
+
+#include <burn/train.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace burn;
+
+namespace learner_test {
+
+using IB = Cpu<float>;
+using AD = Autodiff<IB>;
+
+struct Item {
+    std::array<float, 2> x{};
+    std::int64_t label = 0;
+};
+
+template <Backend B>
+struct Batch {
+    Tensor<B, 2> x;
+    Tensor<B, 1, Int> y;
+};
+
+template <Backend B>
+struct Batcher {
+    Batch<B> batch(std::vector<Item> items, const typename B::Device& device) const {
+        std::vector<float> x;
+        std::vector<std::int64_t> y;
+        for (const auto& it : items) {
+            x.insert(x.end(), it.x.begin(), it.x.end());
+            y.push_back(it.label);
+        }
+        const std::size_t n = items.size();
+        return {Tensor<B, 2>::from_data(TensorData(std::move(x), Shape{n, 2}), device),
+                Tensor<B, 1, Int>::from_data(TensorData(std::move(y), Shape{n}), device)};
+    }
+};
+
+/// Two Gaussian blobs, labels 0 and 1.
+data::InMemDataset<Item> blobs(std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<float> noise(0.0f, 0.5f);
+    std::vector<Item> items;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t label = std::int64_t(i % 2);
+        const float c = label ? 1.5f : -1.5f;
+        items.push_back({{c + noise(rng), -c + noise(rng)}, label});
+    }
+    return data::InMemDataset<Item>(std::move(items));
+}
+
+template <Backend B>
+struct Net {
+    nn::Linear<B> hidden;
+    nn::Linear<B> out;
+    BURN_MODULE(hidden, out)
+
+    Tensor<B, 2> forward(const Tensor<B, 2>& x) const {
+        return out.forward(activation::relu(hidden.forward(x)));
+    }
+    train::ClassificationOutput<B> forward_classification(const Batch<B>& batch) const {
+        auto output = forward(batch.x);
+        auto loss = nn::CrossEntropyLossConfig{}.init<B>().forward(output, batch.y);
+        return {loss, output, batch.y};
+    }
+    train::TrainOutput<train::ClassificationOutput<B>> train_step(const Batch<B>& batch) const
+        requires AutodiffBackend<B>
+    {
+        auto item = forward_classification(batch);
+        auto grads = item.loss.backward();
+        return {*this, grads, std::move(item)};
+    }
+    train::ClassificationOutput<B> valid_step(const Batch<B>& batch) const { return forward_classification(batch); }
+};
+static_assert(module::check_fields<Net<IB>>());
+static_assert(train::TrainStep<Net<AD>, Batch<AD>, train::ClassificationOutput<AD>>);
+static_assert(train::ValidStep<Net<IB>, Batch<IB>, train::ClassificationOutput<IB>>);
+static_assert(std::is_same_v<train::LearnerBuilder<Net<AD>>::TrainBatch, Batch<AD>>);
+static_assert(std::is_same_v<train::LearnerBuilder<Net<AD>>::ValidItem, train::ClassificationOutput<IB>>);
+
+Net<AD> make_net(std::uint64_t seed) {
+    AD::seed(seed);
+    return Net<AD>{nn::LinearConfig{.d_input = 2, .d_output = 8}.init<AD>(),
+                   nn::LinearConfig{.d_input = 8, .d_output = 2}.init<AD>()};
+}
+
+/// A renderer that keeps what it was given (and shows nothing).
+struct RecordingRenderer final : train::MetricsRenderer {
+    struct Log {
+        std::size_t train_updates = 0, valid_updates = 0, train_renders = 0, valid_renders = 0;
+        std::vector<train::EpochSummary> epochs;
+        std::vector<std::string> messages;
+        bool finished = false;
+    };
+    std::shared_ptr<Log> log = std::make_shared<Log>();
+    void update_train(const train::MetricState&) override { ++log->train_updates; }
+    void update_valid(const train::MetricState&) override { ++log->valid_updates; }
+    void render_train(const train::TrainingProgress&) override { ++log->train_renders; }
+    void render_valid(const train::TrainingProgress&) override { ++log->valid_renders; }
+    void on_epoch_end(const train::EpochSummary& s) override { log->epochs.push_back(s); }
+    void message(const std::string& text) override { log->messages.push_back(text); }
+    void finish() override { log->finished = true; }
+};
+
+/// A numeric metric that calls a hook at every update (to interrupt training mid-epoch) and
+/// reports a constant value (to trigger early stopping).
+struct HookMetric {
+    using Input = train::NoInput;
+    std::function<void(const train::MetricMetadata&)> hook;
+    double constant = 1.0;
+    train::MetricEntry update(const Input&, const train::MetricMetadata& md) {
+        if (hook) hook(md);
+        return state.update(constant, 1, train::FormatOptions("Hook"));
+    }
+    void clear() { state.reset(); }
+    std::string name() const { return "Hook"; }
+    double value() const { return state.value(); }
+    train::NumericMetricState state;
+};
+static_assert(train::Numeric<HookMetric>);
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        path = fs::temp_directory_path() / ("burn_learner_" + std::to_string(::getpid()) + "_" +
+                                            std::to_string(std::random_device{}()));
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+std::size_t count_lines(const fs::path& p) {
+    std::ifstream in(p);
+    std::size_t n = 0;
+    for (std::string line; std::getline(in, line);) n += !line.empty();
+    return n;
+}
+
+auto loaders(std::size_t batch, std::optional<std::uint64_t> shuffle = std::nullopt) {
+    auto train_builder = data::DataLoaderBuilder(Batcher<AD>{}).batch_size(batch);
+    auto valid_builder = data::DataLoaderBuilder(Batcher<IB>{}).batch_size(batch);
+    if (shuffle) train_builder.shuffle(*shuffle);
+    return std::make_pair(train_builder.build(blobs(96, 1)), valid_builder.build(blobs(40, 2)));
+}
+
+std::vector<float> params_of(const Net<AD>& net) {
+    std::vector<float> out;
+    net.visit([&](const module::ParamId&, const auto& t) {
+        for (float v : t.to_data().template to_vec<float>()) out.push_back(v);
+    });
+    return out;
+}
+
+}  // namespace learner_test
+
+using namespace learner_test;
+
+TEST(Learner, TrainsAndWritesTheBooksArtifacts) {
+    TempDir dir;
+    auto renderer = std::make_unique<RecordingRenderer>();
+    auto log = renderer->log;
+    auto [train_loader, valid_loader] = loaders(8, 7);
+    auto learner = train::LearnerBuilder<Net<AD>>(dir.path)
+                       .metric_train_numeric(train::AccuracyMetric{})
+                       .metric_valid_numeric(train::AccuracyMetric{})
+                       .metric_train_numeric(train::LossMetric{})
+                       .metric_valid_numeric(train::LossMetric{})
+                       .with_file_checkpointer(record::NamedMpkFileRecorder<record::FullPrecisionSettings>{})
+                       .num_epochs(4)
+                       .summary()
+                       .renderer(std::move(renderer))
+                       .handle_sigint(false)
+                       .build(make_net(3), optim::AdamConfig{}.init<AD, Net<AD>>(), 5e-2);
+    const Net<AD> trained = learner.fit(train_loader, valid_loader);
+    EXPECT_EQ(learner.stop_reason(), train::StopReason::Completed);
+
+    // Learning happened: validation accuracy high, loss down.
+    const auto& valid = learner.valid_history();
+    ASSERT_EQ(valid.at("Accuracy").size(), 4u);
+    EXPECT_GE(valid.at("Accuracy").back(), 95.0);
+    EXPECT_LT(valid.at("Loss").back(), valid.at("Loss").front());
+    EXPECT_LT(learner.train_history().at("Loss").back(), learner.train_history().at("Loss").front());
+
+    // The book's layout: logs with one line per step, checkpoints, experiment.log, plots.
+    for (std::size_t e = 1; e <= 4; ++e) {
+        EXPECT_EQ(count_lines(dir.path / "train" / ("epoch-" + std::to_string(e)) / "Accuracy.log"), 12u);
+        EXPECT_EQ(count_lines(dir.path / "train" / ("epoch-" + std::to_string(e)) / "Loss.log"), 12u);
+        EXPECT_EQ(count_lines(dir.path / "valid" / ("epoch-" + std::to_string(e)) / "Accuracy.log"), 5u);
+    }
+    EXPECT_TRUE(fs::exists(dir.path / "checkpoint" / "model-4.mpk"));
+    EXPECT_TRUE(fs::exists(dir.path / "checkpoint" / "optim-4.mpk"));
+    EXPECT_TRUE(fs::exists(dir.path / "checkpoint" / "scheduler-4.mpk"));
+    EXPECT_TRUE(fs::exists(dir.path / "checkpoint" / "model-3.mpk"));
+    // Epochs 1 and 2 are gone unless one is the best validation loss (here the loss keeps falling).
+    EXPECT_FALSE(fs::exists(dir.path / "checkpoint" / "model-1.mpk"));
+    EXPECT_FALSE(fs::exists(dir.path / "checkpoint" / "model-2.mpk"));
+    EXPECT_TRUE(fs::exists(dir.path / "experiment.log"));
+    EXPECT_TRUE(fs::exists(dir.path / "plots" / "Accuracy.svg"));
+    EXPECT_TRUE(fs::exists(dir.path / "plots" / "Loss.svg"));
+
+    // The last checkpoint is the returned model.
+    const auto loaded = make_net(99).load_record(
+        record::NamedMpkFileRecorder<record::FullPrecisionSettings>{}.load(dir.path / "checkpoint" / "model-4"));
+    EXPECT_EQ(params_of(loaded), params_of(trained));
+
+    // The renderer saw every step of both splits and the epochs' ends.
+    EXPECT_EQ(log->train_renders, 4u * 12u);
+    EXPECT_EQ(log->valid_renders, 4u * 5u);
+    EXPECT_EQ(log->train_updates, 4u * 12u * 2u);
+    EXPECT_EQ(log->epochs.size(), 8u);
+    EXPECT_TRUE(log->finished);
+    ASSERT_FALSE(log->messages.empty());
+    EXPECT_NE(log->messages.back().find("Learner Summary"), std::string::npos);
+    EXPECT_NE(learner.summary_text().find("| Valid | Accuracy"), std::string::npos);
+}
+
+TEST(Learner, ResumingFromACheckpointMatchesAnUninterruptedRun) {
+    // No dropout and no shuffling, so that the run depends only on the model, optimizer and
+    // scheduler states; the scheduler changes the learning rate every step.
+    auto scheduler = lr_scheduler::LinearLrSchedulerConfig{.initial_lr = 5e-2, .final_lr = 1e-3, .num_iters = 30}.init();
+    TempDir full_dir, resumed_dir;
+    auto run = [&](const fs::path& dir, std::size_t epochs, std::optional<std::size_t> resume) {
+        auto [train_loader, valid_loader] = loaders(8);
+        auto builder = train::LearnerBuilder<Net<AD>>(dir);
+        builder.metric_valid_numeric(train::LossMetric{})
+            .with_file_checkpointer(record::BinFileRecorder<record::FullPrecisionSettings>{})
+            .num_epochs(epochs)
+            .renderer(std::make_unique<RecordingRenderer>())
+            .handle_sigint(false);
+        if (resume) builder.checkpoint(*resume);
+        auto learner = builder.build(make_net(5), optim::AdamConfig{}.init<AD, Net<AD>>(), scheduler);
+        return learner.fit(train_loader, valid_loader);
+    };
+    const Net<AD> full = run(full_dir.path, 3, std::nullopt);
+    run(resumed_dir.path, 1, std::nullopt);
+    const Net<AD> resumed = run(resumed_dir.path, 3, 1);
+    EXPECT_EQ(params_of(resumed), params_of(full));
+    // The resumed run's histories include the epoch before the checkpoint, read from the logs.
+    EXPECT_EQ(count_lines(resumed_dir.path / "valid" / "epoch-1" / "Loss.log"), 5u);
+    EXPECT_EQ(count_lines(resumed_dir.path / "valid" / "epoch-3" / "Loss.log"), 5u);
+}
+
+TEST(Learner, ResumingWithoutACheckpointerIsAnError) {
+    TempDir dir;
+    EXPECT_BURN_ERROR(train::LearnerBuilder<Net<AD>>(dir.path)
+                          .checkpoint(1)
+                          .renderer(std::make_unique<RecordingRenderer>())
+                          .build(make_net(1), optim::SgdConfig{}.init<AD, Net<AD>>(), 0.1),
+                      "with_file_checkpointer");
+    EXPECT_BURN_ERROR(train::LearnerBuilder<Net<AD>>(dir.path).num_epochs(0), "num_epochs");
+    EXPECT_BURN_ERROR(train::LearnerBuilder<Net<AD>>(dir.path).grads_accumulation(0), "grads_accumulation");
+    EXPECT_BURN_ERROR(train::LearnerBuilder<Net<AD>>(dir.path)
+                          .devices({IB::Device{}, IB::Device{}})
+                          .renderer(std::make_unique<RecordingRenderer>())
+                          .build(make_net(1), optim::SgdConfig{}.init<AD, Net<AD>>(), 0.1),
+                      "2 devices");
+    // A checkpoint that does not exist: the recorder's error names the file.
+    auto [train_loader, valid_loader] = loaders(8);
+    auto learner = train::LearnerBuilder<Net<AD>>(dir.path)
+                       .with_file_checkpointer(record::BinFileRecorder<record::FullPrecisionSettings>{})
+                       .checkpoint(7)
+                       .renderer(std::make_unique<RecordingRenderer>())
+                       .handle_sigint(false)
+                       .build(make_net(1), optim::SgdConfig{}.init<AD, Net<AD>>(), 0.1);
+    EXPECT_BURN_ERROR(learner.fit(train_loader, valid_loader), "model-7");
+}
+
+TEST(Learner, GradientAccumulationMatchesAHandWrittenLoop) {
+    TempDir dir;
+    auto [train_loader, valid_loader] = loaders(8);
+    auto learner = train::LearnerBuilder<Net<AD>>(dir.path)
+                       .grads_accumulation(3)
+                       .num_epochs(1)
+                       .renderer(std::make_unique<RecordingRenderer>())
+                       .handle_sigint(false)
+                       .plots(false)
+                       .build(make_net(11), optim::AdamConfig{}.init<AD, Net<AD>>(), 1e-2);
+    const Net<AD> trained = learner.fit(train_loader, valid_loader);
+
+    Net<AD> model = make_net(11);
+    auto optim = optim::AdamConfig{}.init<AD, Net<AD>>();
+    optim::GradientsAccumulator<AD> acc;
+    std::size_t n = 0;
+    const auto manual_loader = loaders(8).first;
+    for (auto batch : *manual_loader) {
+        auto out = model.train_step(batch);
+        acc.accumulate(model, std::move(out.grads));
+        if (++n % 3 == 0) model = optim.step(1e-2, model, acc.grads());
+    }
+    ASSERT_EQ(n, 12u);
+    EXPECT_EQ(params_of(trained), params_of(model));
+}
+
+TEST(Learner, EarlyStoppingStopsWhenTheMetricStopsImproving) {
+    TempDir dir;
+    auto [train_loader, valid_loader] = loaders(16);
+    auto learner = train::LearnerBuilder<Net<AD>>(dir.path)
+                       .metric_valid_numeric(HookMetric{})
+                       .early_stopping(train::MetricEarlyStoppingStrategy(
+                           HookMetric{}, train::Aggregate::Mean, train::Direction::Lowest, train::Split::Valid,
+                           train::NoImprovementSince{2}))
+                       .num_epochs(10)
+                       .renderer(std::make_unique<RecordingRenderer>())
+                       .handle_sigint(false)
+                       .build(make_net(2), optim::SgdConfig{}.init<AD, Net<AD>>(), 0.1);
+    learner.fit(train_loader, valid_loader);
+    EXPECT_EQ(learner.stop_reason(), train::StopReason::EarlyStopping);
+    // Epoch 1 sets the best value; epochs 2 and 3 do not improve on it.
+    EXPECT_EQ(learner.valid_history().at("Hook").size(), 3u);
+
+    train::MetricEarlyStoppingStrategy s("Loss", train::Aggregate::Mean, train::Direction::Highest, train::Split::Train,
+                                         train::NoImprovementSince{1});
+    EXPECT_FALSE(s.should_stop(1, 1.0));
+    EXPECT_FALSE(s.should_stop(2, 2.0));
+    EXPECT_TRUE(s.should_stop(3, 1.5));
+    EXPECT_EQ(s.best()->first, 2u);
+    EXPECT_NE(s.reason().find("best 2 at epoch 2"), std::string::npos);
+}
+
+TEST(Learner, EarlyStoppingOnAnUnregisteredMetricIsAnError) {
+    TempDir dir;
+    auto [train_loader, valid_loader] = loaders(16);
+    auto learner = train::LearnerBuilder<Net<AD>>(dir.path)
+                       .early_stopping(train::MetricEarlyStoppingStrategy(
+                           "Loss", train::Aggregate::Mean, train::Direction::Lowest, train::Split::Valid,
+                           train::NoImprovementSince{1}))
+                       .renderer(std::make_unique<RecordingRenderer>())
+                       .handle_sigint(false)
+                       .build(make_net(2), optim::SgdConfig{}.init<AD, Net<AD>>(), 0.1);
+    EXPECT_BURN_ERROR(learner.fit(train_loader, valid_loader), "no numeric metric of that name");
+}
+
+TEST(Learner, AnInterrupterStopsAfterTheCurrentStepAndCheckpoints) {
+    TempDir dir;
+    train::TrainingInterrupter interrupter;
+    HookMetric hook;
+    std::size_t steps = 0;
+    hook.hook = [&](const train::MetricMetadata& md) {
+        ++steps;
+        if (md.epoch == 2 && md.iteration == 3) interrupter.stop();
+    };
+    auto [train_loader, valid_loader] = loaders(8);
+    auto learner = train::LearnerBuilder<Net<AD>>(dir.path)
+                       .metric_train_numeric(std::move(hook))
+                       .with_file_checkpointer(record::BinFileRecorder<record::FullPrecisionSettings>{})
+                       .with_interrupter(interrupter)
+                       .num_epochs(5)
+                       .renderer(std::make_unique<RecordingRenderer>())
+                       .handle_sigint(false)
+                       .build(make_net(2), optim::AdamConfig{}.init<AD, Net<AD>>(), 1e-2);
+    const Net<AD> model = learner.fit(train_loader, valid_loader);
+    EXPECT_EQ(learner.stop_reason(), train::StopReason::Interrupted);
+    EXPECT_EQ(steps, 12u + 3u);
+    ASSERT_TRUE(fs::exists(dir.path / "checkpoint" / "model-2.bin"));
+    const auto saved = make_net(9).load_record(
+        record::BinFileRecorder<record::FullPrecisionSettings>{}.load(dir.path / "checkpoint" / "model-2"));
+    EXPECT_EQ(params_of(saved), params_of(model));
+    std::ifstream in(dir.path / "experiment.log");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("interrupted during epoch 2"), std::string::npos);
+}
+
+TEST(Learner, CtrlCStopsTrainingCleanlyAndRestoresTheHandler) {
+    TempDir dir;
+    HookMetric hook;
+    hook.hook = [](const train::MetricMetadata& md) {
+        if (md.iteration == 2) ::raise(SIGINT);
+    };
+    auto [train_loader, valid_loader] = loaders(8);
+    auto learner = train::LearnerBuilder<Net<AD>>(dir.path)
+                       .metric_train_numeric(std::move(hook))
+                       .with_file_checkpointer(record::BinFileRecorder<record::FullPrecisionSettings>{})
+                       .num_epochs(3)
+                       .renderer(std::make_unique<RecordingRenderer>())
+                       .build(make_net(2), optim::AdamConfig{}.init<AD, Net<AD>>(), 1e-2);
+    learner.fit(train_loader, valid_loader);
+    EXPECT_EQ(learner.stop_reason(), train::StopReason::Interrupted);
+    EXPECT_TRUE(fs::exists(dir.path / "checkpoint" / "model-1.bin"));
+    // The previous (default) handler is back.
+    struct sigaction current {};
+    sigaction(SIGINT, nullptr, &current);
+    EXPECT_EQ(current.sa_handler, SIG_DFL);
+}
