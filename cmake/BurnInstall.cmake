@@ -34,8 +34,9 @@ set(BURN_KNOWN_COMPONENTS core cpu cuda vulkan)
 # (";"-separated entries, arguments separated by spaces). Only needed when the libraries are
 # static: a shared library carries its own dependencies and the public headers include none.
 # Header-only private dependencies (Eigen) are linked as $<BUILD_INTERFACE:...> and never appear.
-# zlib: the recorders' gzip layer (src/record); msgpack-c++ is header-only and private.
-set(BURN_PACKAGE_DEPENDENCIES_core "ZLIB")
+# zlib: the recorders' gzip layer (src/record); libcurl: the MNIST download (src/data/mnist.cpp);
+# msgpack-c++ and stb_image are header-only and private.
+set(BURN_PACKAGE_DEPENDENCIES_core "ZLIB" "CURL")
 set(BURN_PACKAGE_DEPENDENCIES_cpu "TBB CONFIG" "OpenBLAS MODULE")
 set(BURN_PACKAGE_DEPENDENCIES_cuda "CUDAToolkit")
 set(BURN_PACKAGE_DEPENDENCIES_vulkan "Vulkan")

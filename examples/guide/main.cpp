@@ -3,7 +3,9 @@
 //
 //   guide train [--dataset fashion-mnist|mnist] [--epochs N] [--artifact-dir DIR]
 //               [--batch-size N] [--num-workers N] [--lr X] [--seed N]
+//               [--train-items N] [--test-items N]
 //   guide infer [--dataset fashion-mnist|mnist] [--artifact-dir DIR] [--index I] [--count N]
+//               [--min-accuracy X]
 //
 // `train` trains the book's model with the Learner (live progress on a terminal, plain lines
 // otherwise) and writes config.json, the checkpoints, the metric logs, the plots and the trained
@@ -42,19 +44,29 @@ struct Options {
     std::uint64_t seed = 42;
     std::size_t index = 42;
     std::size_t count = 10;
+    std::size_t train_items = SIZE_MAX;
+    std::size_t test_items = SIZE_MAX;
+    double min_accuracy = 0.0;
 };
 
 void usage(std::ostream& os) {
     os << "usage:\n"
           "  guide train [--dataset fashion-mnist|mnist] [--epochs N] [--artifact-dir DIR]\n"
           "              [--batch-size N] [--num-workers N] [--lr X] [--seed N]\n"
+          "              [--train-items N] [--test-items N]\n"
           "  guide infer [--dataset fashion-mnist|mnist] [--artifact-dir DIR] [--index I] [--count N]\n"
+          "              [--min-accuracy X]\n"
           "\n"
           "  --dataset       fashion-mnist (default; Debian's dataset-fashion-mnist) or mnist\n"
           "  --epochs        training epochs (default 10, the book's)\n"
           "  --artifact-dir  where config.json, checkpoints, logs, plots and the model go\n"
           "                  (default /tmp/guide)\n"
-          "  --index, --count  infer: the first test image and how many (default 42 and 10)\n";
+          "  --batch-size, --num-workers, --lr, --seed\n"
+          "                  the book's TrainingConfig (64, 4, 1e-4, 42)\n"
+          "  --train-items, --test-items\n"
+          "                  train: use only the first N items of a split (a quick try)\n"
+          "  --index, --count  infer: the first test image and how many (default 42 and 10)\n"
+          "  --min-accuracy  infer: exit with status 1 when fewer than X % are right\n";
 }
 
 Options parse(int argc, char** argv) {
@@ -102,6 +114,9 @@ Options parse(int argc, char** argv) {
         else if (a == "--seed") o.seed = count(true);
         else if (a == "--index") o.index = count(true);
         else if (a == "--count") o.count = count(false);
+        else if (a == "--train-items") o.train_items = count(false);
+        else if (a == "--test-items") o.test_items = count(false);
+        else if (a == "--min-accuracy") o.min_accuracy = std::stod(value());
         else throw std::invalid_argument("unknown option " + std::string(a) + " (see guide --help)");
     }
     return o;
@@ -135,7 +150,7 @@ int main(int argc, char** argv) {
                 .seed = o.seed,
                 .learning_rate = o.lr,
             };
-            guide::train<MyAutodiffBackend>(o.artifact_dir, config, o.kind, device);
+            guide::train<MyAutodiffBackend>(o.artifact_dir, config, {o.kind, o.train_items, o.test_items}, device);
             std::cout << "trained model saved to " << (o.artifact_dir / "model").string() << ".mpk.gz\n";
         } else {
             const auto model = guide::load_model<MyBackend>(o.artifact_dir, device);
@@ -154,7 +169,12 @@ int main(int argc, char** argv) {
                 correct += predicted == item->label;
                 ++seen;
             }
-            std::cout << correct << " of " << seen << " correct\n";
+            const double accuracy = 100.0 * double(correct) / double(seen);
+            std::cout << correct << " of " << seen << " correct (" << accuracy << " %)\n";
+            if (accuracy < o.min_accuracy) {
+                std::cerr << "guide: accuracy " << accuracy << " % is below --min-accuracy " << o.min_accuracy << "\n";
+                return 1;
+            }
         }
         return 0;
     } catch (const std::invalid_argument& e) {

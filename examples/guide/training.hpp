@@ -3,6 +3,7 @@
 // training configuration, and train(), which runs the Learner and saves the trained model.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -59,11 +60,27 @@ inline void create_artifact_dir(const std::filesystem::path& artifact_dir) {
     std::filesystem::create_directories(artifact_dir);
 }
 
-/// Trains the model on `kind` (MNIST or Fashion-MNIST) and saves it to <artifact_dir>/model.
+/// Which data train() uses: MNIST or Fashion-MNIST, optionally only the first items of each split
+/// (a quick try; the book trains on all of them).
+struct DataOptions {
+    burn::data::MnistKind kind = burn::data::MnistKind::Fashion;
+    std::size_t max_train_items = SIZE_MAX;
+    std::size_t max_test_items = SIZE_MAX;
+};
+
+/// The first `max_items` items of a split.
+inline burn::data::PartialDataset<burn::data::MnistDataset> mnist_split(burn::data::MnistKind kind,
+                                                                        burn::data::MnistSplit split,
+                                                                        std::size_t max_items) {
+    auto dataset = burn::data::MnistDataset::load(kind, split);
+    const std::size_t len = std::min(max_items, dataset.len());
+    return burn::data::PartialDataset<burn::data::MnistDataset>(std::move(dataset), 0, len);
+}
+
+/// Trains the model and saves it to <artifact_dir>/model.
 template <burn::AutodiffBackend B>
-void train(const std::filesystem::path& artifact_dir, const TrainingConfig& config, burn::data::MnistKind kind,
+void train(const std::filesystem::path& artifact_dir, const TrainingConfig& config, const DataOptions& data = {},
            const typename B::Device& device = {}) {
-    using burn::data::MnistDataset;
     using burn::data::MnistSplit;
     create_artifact_dir(artifact_dir);
     config.save(artifact_dir / "config.json");
@@ -75,13 +92,13 @@ void train(const std::filesystem::path& artifact_dir, const TrainingConfig& conf
                                 .shuffle(config.seed)
                                 .num_workers(config.num_workers)
                                 .set_device(device)
-                                .build(MnistDataset::load(kind, MnistSplit::Train));
+                                .build(mnist_split(data.kind, MnistSplit::Train, data.max_train_items));
     auto dataloader_test = burn::data::DataLoaderBuilder(MnistBatcher<typename B::InnerBackend>{})
                                .batch_size(config.batch_size)
                                .shuffle(config.seed)
                                .num_workers(config.num_workers)
                                .set_device(device)
-                               .build(MnistDataset::load(kind, MnistSplit::Test));
+                               .build(mnist_split(data.kind, MnistSplit::Test, data.max_test_items));
 
     auto learner = burn::train::LearnerBuilder<Model<B>>(artifact_dir)
                        .metric_train_numeric(burn::train::AccuracyMetric{})

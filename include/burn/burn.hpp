@@ -30,3 +30,4 @@
 #include "burn/tensor/quantization_scheme.hpp"
 #include "burn/tensor/shape.hpp"
 #include "burn/tensor/tensor.hpp"
+#include "burn/train.hpp"

@@ -6,6 +6,7 @@
 
 #include "burn/data/dataloader.hpp"
 #include "burn/data/dataset.hpp"
+#include "burn/data/image_folder.hpp"
 #include "burn/data/in_memory.hpp"
 #include "burn/data/mnist.hpp"
 #include "burn/data/transform.hpp"

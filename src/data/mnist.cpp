@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 #include "burn/data/mnist.hpp"
 
+#include <curl/curl.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <system_error>
 
@@ -174,6 +179,160 @@ const char* split_title(MnistSplit split) {
     return split == MnistSplit::Train ? "train" : "test";
 }
 
+const char* env_or_null(const char* name) {
+    const char* v = std::getenv(name);
+    return v != nullptr && *v != '\0' ? v : nullptr;
+}
+
+// The directories of a split in the lookup order: for MNIST, each search directory and then its
+// train/ or test/ sub-directory (Burn's own cache layout).
+std::vector<fs::path> split_dirs(MnistKind kind, MnistSplit split) {
+    std::vector<fs::path> dirs;
+    for (const fs::path& dir : MnistDataset::search_dirs(kind)) {
+        dirs.push_back(dir);
+        if (kind == MnistKind::Mnist && dir != fs::path(DEBIAN_FASHION_DIR))
+            dirs.push_back(dir / split_title(split));
+    }
+    return dirs;
+}
+
+// "MnistDataset: MNIST train split not found. Searched: ... Put ... in one of these directories"
+// (`after_download`: a download failed; say how to use another mirror).
+std::string not_found_message(MnistKind kind, MnistSplit split, const std::string& reason,
+                              bool after_download) {
+    const auto names = MnistDataset::file_names(split);
+    std::ostringstream os;
+    os << "MnistDataset: " << kind_title(kind) << " " << split_title(split) << " split not found"
+       << reason << ". Searched:";
+    if (env_or_null("BURN_DATASET_DIR") == nullptr)
+        os << "\n  ($BURN_DATASET_DIR/" << MnistDataset::dir_name(kind) << ": BURN_DATASET_DIR is not set)";
+    if (env_or_null("HOME") == nullptr)
+        os << "\n  (~/.cache/burn-dataset/" << MnistDataset::dir_name(kind) << ": HOME is not set)";
+    for (const fs::path& dir : MnistDataset::search_dirs(kind)) os << "\n  " << dir.string();
+    os << "\nPut " << names[0] << "[.gz] and " << names[1] << "[.gz] in one of these directories"
+       << " (or in $BURN_DATASET_DIR/" << MnistDataset::dir_name(kind) << ", or pass a directory)";
+    const std::string url = MnistDataset::download_url(kind);
+    os << "; download them from " << url << names[0] << ".gz and " << url << names[1] << ".gz";
+    if (after_download)
+        os << ", or set $" << (kind == MnistKind::Fashion ? "BURN_FASHION_MNIST_URL" : "BURN_MNIST_URL")
+           << " to a mirror holding them";
+    if (kind == MnistKind::Fashion)
+        os << " (on Debian/Ubuntu: apt install fashion-mnist, which installs them in "
+           << DEBIAN_FASHION_DIR << ")";
+    return os.str();
+}
+
+// ---------------------------------------------------------------------------- downloading
+
+void curl_init_once() {
+    static std::once_flag once;
+    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+std::string human_size(curl_off_t bytes) {
+    char buf[32];
+    if (bytes >= 1'000'000) std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / 1e6);
+    else if (bytes >= 1'000) std::snprintf(buf, sizeof buf, "%.1f kB", double(bytes) / 1e3);
+    else std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+    return buf;
+}
+
+struct Transfer {
+    std::FILE* out = nullptr;
+    bool write_failed = false;
+    bool tty = false;
+    std::string name;  // the file name shown in the progress line
+    int last_percent = -1;
+    curl_off_t last_bytes = 0;
+    bool printed = false;  // a progress line is open
+};
+
+size_t burn_mnist_write(char* data, size_t size, size_t count, void* user) {
+    auto* t = static_cast<Transfer*>(user);
+    const std::size_t n = size * count;
+    if (std::fwrite(data, 1, n, t->out) != n) {
+        t->write_failed = true;
+        return 0;  // makes curl fail with CURLE_WRITE_ERROR
+    }
+    return n;
+}
+
+int burn_mnist_progress(void* user, curl_off_t total, curl_off_t now, curl_off_t, curl_off_t) {
+    auto* t = static_cast<Transfer*>(user);
+    if (!t->tty) return 0;
+    if (total > 0) {
+        const int percent = static_cast<int>(now * 100 / total);
+        if (percent == t->last_percent) return 0;
+        t->last_percent = percent;
+        std::fprintf(stderr, "\r  %s: %3d%% (%s / %s)", t->name.c_str(), percent, human_size(now).c_str(),
+                     human_size(total).c_str());
+    } else {
+        if (now == 0 || now - t->last_bytes < 65536) return 0;
+        t->last_bytes = now;
+        std::fprintf(stderr, "\r  %s: %s", t->name.c_str(), human_size(now).c_str());
+    }
+    std::fflush(stderr);
+    t->printed = true;
+    return 0;
+}
+
+// Downloads `url` into `dest` through a temporary file next to it, renamed when complete.
+// Throws burn::Error naming the URL and curl's error; the temporary file is removed on failure.
+void download_file(const std::string& url, const fs::path& dest, bool tty) {
+    static std::atomic<unsigned> counter{0};
+    const fs::path part = dest.string() + ".part-" + std::to_string(::getpid()) + "-" +
+                          std::to_string(counter.fetch_add(1));
+    Transfer t;
+    t.tty = tty;
+    t.name = dest.filename().string();
+    t.out = std::fopen(part.string().c_str(), "wb");
+    if (t.out == nullptr) {
+        const int err = errno;
+        detail::fail("cannot download ", url, ": cannot create '", part.string(), "': ",
+                     std::strerror(err));
+    }
+    curl_init_once();
+    CURL* curl = curl_easy_init();
+    char errbuf[CURL_ERROR_SIZE] = {0};
+    CURLcode rc = CURLE_FAILED_INIT;
+    if (curl != nullptr) {
+        curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+        curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+        curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+        curl_easy_setopt(curl, CURLOPT_FAILONERROR, 1L);  // HTTP >= 400 is an error
+        curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 30L);
+        curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);  // abort when stalled for a minute
+        curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, 60L);
+        curl_easy_setopt(curl, CURLOPT_USERAGENT, "burn-cpp");
+        curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, burn_mnist_write);
+        curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+        curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+        curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, burn_mnist_progress);
+        curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
+        rc = curl_easy_perform(curl);
+        curl_easy_cleanup(curl);
+    }
+    if (t.printed) std::fputc('\n', stderr);
+    const bool closed = std::fclose(t.out) == 0;
+    std::error_code ec;
+    if (rc != CURLE_OK || t.write_failed || !closed) {
+        fs::remove(part, ec);
+        std::string why = curl_easy_strerror(rc);
+        if (errbuf[0] != '\0' && why != errbuf) why += " (" + std::string(errbuf) + ")";
+        if (t.write_failed || (rc == CURLE_OK && !closed))
+            why = "cannot write '" + part.string() + "' (disk full?)";
+        detail::fail("cannot download ", url, ": ", why);
+    }
+    fs::rename(part, dest, ec);
+    if (ec) {
+        std::error_code ec2;
+        fs::remove(part, ec2);
+        detail::fail("cannot download ", url, ": cannot rename '", part.string(),
+                     "' to '", dest.string(), "': ", ec.message());
+    }
+}
+
 }  // namespace
 
 std::string MnistDataset::dir_name(MnistKind kind) {
@@ -224,30 +383,95 @@ MnistDataset MnistDataset::load(const std::filesystem::path& dir, MnistSplit spl
     return from_files(*images, *labels);
 }
 
+std::string MnistDataset::download_url(MnistKind kind) {
+    const char* env = env_or_null(kind == MnistKind::Fashion ? "BURN_FASHION_MNIST_URL" : "BURN_MNIST_URL");
+    std::string url = env != nullptr ? env : (kind == MnistKind::Fashion ? FASHION_URL : MNIST_URL);
+    if (url.back() != '/') url += '/';
+    return url;
+}
+
+std::filesystem::path MnistDataset::download_dir(MnistKind kind) {
+    if (const char* root = env_or_null("BURN_DATASET_DIR")) return fs::path(root) / dir_name(kind);
+    const char* home = env_or_null("HOME");
+    BURN_CHECK(home != nullptr, "MnistDataset: nowhere to download ", kind_title(kind),
+               ": neither BURN_DATASET_DIR nor HOME is set");
+    return fs::path(home) / ".cache" / "burn-dataset" / dir_name(kind);
+}
+
+bool MnistDataset::download_enabled() {
+    const char* offline = env_or_null("BURN_DATASET_OFFLINE");
+    return offline == nullptr || std::string(offline) == "0";
+}
+
+namespace {
+
+// Downloads the files of `kind` missing from `dir`, those of `first` first; appends the paths
+// written to `written`.
+void download_missing(MnistKind kind, const fs::path& dir, MnistSplit first, std::vector<fs::path>& written) {
+    const MnistSplit second = first == MnistSplit::Train ? MnistSplit::Test : MnistSplit::Train;
+    std::vector<std::string> missing;
+    for (MnistSplit split : {first, second})
+        for (const std::string& name : MnistDataset::file_names(split))
+            if (!find_file(dir, name)) missing.push_back(name + ".gz");
+    if (missing.empty()) return;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    BURN_CHECK(!ec, "cannot create '", dir.string(), "': ", ec.message());
+    const std::string base = MnistDataset::download_url(kind);
+    const bool tty = ::isatty(STDERR_FILENO) != 0;
+    std::fprintf(stderr, "Downloading %s (%zu file%s) from %s into %s\n", kind_title(kind), missing.size(),
+                 missing.size() == 1 ? "" : "s", base.c_str(), dir.string().c_str());
+    for (const std::string& name : missing) {
+        download_file(base + name, dir / name, tty);
+        written.push_back(dir / name);
+    }
+}
+
+}  // namespace
+
+std::filesystem::path MnistDataset::download(MnistKind kind, const std::filesystem::path& dir) {
+    try {
+        std::vector<fs::path> written;
+        download_missing(kind, dir, MnistSplit::Train, written);
+    } catch (const Error& e) {
+        detail::fail("MnistDataset::download: ", kind_title(kind), ": ", e.what());
+    }
+    return dir;
+}
+
 MnistDataset MnistDataset::load(MnistKind kind, MnistSplit split) {
     const auto names = file_names(split);
-    const auto dirs = search_dirs(kind);
-    for (const fs::path& dir : dirs) {
+    for (const fs::path& dir : split_dirs(kind, split)) {
         const auto images = find_file(dir, names[0]);
         const auto labels = find_file(dir, names[1]);
         if (images && labels) return from_files(*images, *labels);
     }
-    std::ostringstream os;
-    os << "MnistDataset: " << kind_title(kind) << " " << split_title(split)
-       << " split not found. Searched:";
-    if (const char* root = std::getenv("BURN_DATASET_DIR"); root == nullptr || *root == '\0')
-        os << "\n  ($BURN_DATASET_DIR/" << dir_name(kind) << ": BURN_DATASET_DIR is not set)";
-    if (const char* home = std::getenv("HOME"); home == nullptr || *home == '\0')
-        os << "\n  (~/.cache/burn-dataset/" << dir_name(kind) << ": HOME is not set)";
-    for (const fs::path& dir : dirs) os << "\n  " << dir.string();
-    os << "\nPut " << names[0] << "[.gz] and " << names[1] << "[.gz] in one of these directories"
-       << " (or in $BURN_DATASET_DIR/" << dir_name(kind) << ", or pass a directory); download "
-       << "them from " << (kind == MnistKind::Fashion ? FASHION_URL : MNIST_URL) << names[0]
-       << ".gz and " << (kind == MnistKind::Fashion ? FASHION_URL : MNIST_URL) << names[1] << ".gz";
-    if (kind == MnistKind::Fashion)
-        os << " (on Debian/Ubuntu: apt install fashion-mnist, which installs them in "
-           << DEBIAN_FASHION_DIR << ")";
-    throw Error(os.str());
+    if (!download_enabled())
+        throw Error(not_found_message(kind, split, " (downloading is off: BURN_DATASET_OFFLINE is set)", false));
+    if (env_or_null("BURN_DATASET_DIR") == nullptr && env_or_null("HOME") == nullptr)
+        throw Error(not_found_message(
+            kind, split, " (nowhere to download it: neither BURN_DATASET_DIR nor HOME is set)", false));
+    const fs::path dir = download_dir(kind);
+    std::vector<fs::path> written;
+    try {
+        download_missing(kind, dir, split, written);
+    } catch (const Error& e) {
+        // The files of the other split are fetched last: their failure does not stop this one.
+        if (!(find_file(dir, names[0]) && find_file(dir, names[1])))
+            throw Error(not_found_message(kind, split, std::string(", and downloading it failed: ") + e.what(),
+                                          true));
+        std::fprintf(stderr, "MnistDataset: warning: %s\n", e.what());
+    }
+    try {
+        return load(dir, split);
+    } catch (const Error& e) {
+        // A download that is not MNIST (an HTML error page, a truncated file...) must not stay
+        // in the cache, where it would be found again next time.
+        std::error_code ec;
+        for (const fs::path& p : written) fs::remove(p, ec);
+        detail::fail(e.what(), " (the files just downloaded from ", download_url(kind),
+                     written.empty() ? "" : " were removed", ")");
+    }
 }
 
 MnistDataset MnistDataset::train() { return load(MnistKind::Mnist, MnistSplit::Train); }

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// MnistDataset: IDX parsing (plain and gzip), validation errors, lookup order, and the real
-// Fashion-MNIST files of Debian's fashion-mnist package when installed.
+// MnistDataset: IDX parsing (plain and gzip), validation errors, lookup order, downloading
+// (from file:// URLs only: no network), and the real Fashion-MNIST files of Debian's
+// fashion-mnist package when installed.
 #include <burn/data/mnist.hpp>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -355,6 +358,8 @@ TEST(MnistDataset, LookupOrder) {
 TEST(MnistDataset, NotFoundListsPlaces) {
     TempDir tmp;
     EnvVar h("HOME", (tmp.path / "home").string());
+    EnvVar offline("BURN_DATASET_OFFLINE", "1");
+    EnvVar url("BURN_MNIST_URL", std::nullopt);
     {
         EnvVar env("BURN_DATASET_DIR", (tmp.path / "root").string());
         EXPECT_BURN_ERROR(MnistDataset::train(), "MnistDataset: MNIST train split not found");
@@ -367,11 +372,14 @@ TEST(MnistDataset, NotFoundListsPlaces) {
     }
     EnvVar env("BURN_DATASET_DIR", std::nullopt);
     EXPECT_BURN_ERROR(MnistDataset::train(), "BURN_DATASET_DIR is not set");
+    EXPECT_BURN_ERROR(MnistDataset::train(), "(downloading is off: BURN_DATASET_OFFLINE is set)");
 }
 
 TEST(MnistDataset, FashionLookup) {
     TempDir tmp;
     EnvVar h("HOME", (tmp.path / "home").string());
+    EnvVar offline("BURN_DATASET_OFFLINE", "1");
+    EnvVar url("BURN_FASHION_MNIST_URL", std::nullopt);
     EnvVar env("BURN_DATASET_DIR", (tmp.path / "root").string());
     const auto dirs = MnistDataset::search_dirs(MnistKind::Fashion);
     ASSERT_EQ(dirs.size(), 3u);
@@ -439,4 +447,232 @@ TEST(MnistDataset, DebianFashionMnist) {
     EXPECT_EQ(pixel_sum, 573469082.0);
     // The explicit directory gives the same data.
     EXPECT_EQ(MnistDataset::test(dir).get(1)->label, 2u);
+}
+
+// ============================================================================ downloading
+
+namespace {
+
+// A directory laid out like the download server: the four .gz files of `count` items per split
+// (train: `count`, test: `count / 2`).
+void write_mirror(const fs::path& dir, std::size_t count) {
+    write_split(dir, MnistSplit::Train, count, true);
+    write_split(dir, MnistSplit::Test, count / 2, true);
+}
+
+std::string file_url(const fs::path& dir) { return "file://" + dir.string(); }
+
+// Regular files under `dir` (recursively), as paths relative to it, sorted.
+std::vector<std::string> files_under(const fs::path& dir) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) return out;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file()) out.push_back(e.path().lexically_relative(dir).generic_string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+const std::vector<std::string> ALL_GZ = {"t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz",
+                                         "train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"};
+
+// An environment with no dataset anywhere: HOME in `tmp`, no BURN_DATASET_DIR, downloads on,
+// MNIST served from `mirror`.
+struct DownloadEnv {
+    EnvVar home, root, offline, url, fashion_url;
+    DownloadEnv(const fs::path& tmp, const std::string& mirror_url)
+        : home("HOME", (tmp / "home").string()),
+          root("BURN_DATASET_DIR", std::nullopt),
+          offline("BURN_DATASET_OFFLINE", std::nullopt),
+          url("BURN_MNIST_URL", mirror_url),
+          fashion_url("BURN_FASHION_MNIST_URL", std::nullopt) {}
+};
+
+}  // namespace
+
+TEST(MnistDataset, DownloadUrlAndDir) {
+    TempDir tmp;
+    EnvVar url("BURN_MNIST_URL", std::nullopt);
+    EnvVar fashion_url("BURN_FASHION_MNIST_URL", std::nullopt);
+    EXPECT_EQ(MnistDataset::download_url(MnistKind::Mnist), "https://storage.googleapis.com/cvdf-datasets/mnist/");
+    EXPECT_EQ(MnistDataset::download_url(MnistKind::Fashion),
+              "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/");
+    {
+        EnvVar u("BURN_MNIST_URL", "file:///srv/mnist");  // a '/' is appended
+        EXPECT_EQ(MnistDataset::download_url(MnistKind::Mnist), "file:///srv/mnist/");
+        EnvVar f("BURN_FASHION_MNIST_URL", "http://example.org/f/");
+        EXPECT_EQ(MnistDataset::download_url(MnistKind::Fashion), "http://example.org/f/");
+    }
+    EnvVar h("HOME", (tmp.path / "home").string());
+    {
+        EnvVar r("BURN_DATASET_DIR", std::nullopt);
+        EXPECT_EQ(MnistDataset::download_dir(MnistKind::Mnist), tmp.path / "home" / ".cache" / "burn-dataset" / "mnist");
+    }
+    {
+        EnvVar r("BURN_DATASET_DIR", (tmp.path / "root").string());
+        EXPECT_EQ(MnistDataset::download_dir(MnistKind::Fashion), tmp.path / "root" / "fashion-mnist");
+    }
+    {
+        EnvVar o("BURN_DATASET_OFFLINE", std::nullopt);
+        EXPECT_TRUE(MnistDataset::download_enabled());
+    }
+    {
+        EnvVar o("BURN_DATASET_OFFLINE", "0");
+        EXPECT_TRUE(MnistDataset::download_enabled());
+    }
+    {
+        EnvVar o("BURN_DATASET_OFFLINE", "1");
+        EXPECT_FALSE(MnistDataset::download_enabled());
+    }
+}
+
+TEST(MnistDataset, DownloadsIntoCacheThenReusesIt) {
+    TempDir tmp;
+    const fs::path mirror = tmp.path / "mirror";
+    write_mirror(mirror, 12);
+    DownloadEnv env(tmp.path, file_url(mirror));
+    const fs::path cache = tmp.path / "home" / ".cache" / "burn-dataset" / "mnist";
+
+    const auto train = MnistDataset::train();  // downloads all four files
+    expect_synthetic(train, 12);
+    EXPECT_EQ(train.images_path(), cache / "train-images-idx3-ubyte.gz");
+    EXPECT_EQ(files_under(cache), ALL_GZ);  // no temporary file left
+    for (const auto& name : ALL_GZ) {
+        std::ifstream a(mirror / name, std::ios::binary), b(cache / name, std::ios::binary);
+        const std::string x((std::istreambuf_iterator<char>(a)), {}), y((std::istreambuf_iterator<char>(b)), {});
+        EXPECT_EQ(x, y) << name;
+    }
+
+    // The mirror gone, the cache serves both splits.
+    fs::remove_all(mirror);
+    expect_synthetic(MnistDataset::test(), 6);
+    expect_synthetic(MnistDataset::train(), 12);
+    EXPECT_EQ(files_under(cache), ALL_GZ);
+}
+
+TEST(MnistDataset, DownloadsIntoDatasetDir) {
+    TempDir tmp;
+    const fs::path mirror = tmp.path / "mirror";
+    write_mirror(mirror, 4);
+    DownloadEnv env(tmp.path, file_url(mirror) + "/");
+    EnvVar root("BURN_DATASET_DIR", (tmp.path / "root").string());
+    expect_synthetic(MnistDataset::load(MnistKind::Mnist, MnistSplit::Test), 2);
+    EXPECT_EQ(files_under(tmp.path / "root" / "mnist"), ALL_GZ);
+    EXPECT_TRUE(files_under(tmp.path / "home").empty());
+}
+
+TEST(MnistDataset, DownloadOnlyMissingFiles) {
+    TempDir tmp;
+    const fs::path mirror = tmp.path / "mirror";
+    write_mirror(mirror, 4);
+    DownloadEnv env(tmp.path, file_url(mirror));
+    const fs::path cache = tmp.path / "home" / ".cache" / "burn-dataset" / "mnist";
+    // The train split is in the cache (plain files): test() only fetches the test files.
+    write_split(cache, MnistSplit::Train, 8, false);
+    expect_synthetic(MnistDataset::test(), 2);
+    EXPECT_EQ(files_under(cache), (std::vector<std::string>{"t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz",
+                                                            "train-images-idx3-ubyte", "train-labels-idx1-ubyte"}));
+    expect_synthetic(MnistDataset::train(), 8);
+}
+
+TEST(MnistDataset, UnreachableUrl) {
+    TempDir tmp;
+    DownloadEnv env(tmp.path, "file:///nonexistent");
+    const fs::path cache = tmp.path / "home" / ".cache" / "burn-dataset" / "mnist";
+    for (const char* needle :
+         {"MnistDataset: MNIST train split not found, and downloading it failed: cannot download "
+          "file:///nonexistent/",
+          "train-images-idx3-ubyte.gz: Couldn't read a file:// file", "Searched:", cache.c_str(),
+          "BURN_DATASET_DIR is not set",
+          "Put train-images-idx3-ubyte[.gz] and train-labels-idx1-ubyte[.gz] in one of these directories",
+          "download them from file:///nonexistent/train-images-idx3-ubyte.gz and",
+          ", or set $BURN_MNIST_URL to a mirror holding them"})
+        EXPECT_BURN_ERROR(MnistDataset::train(), needle);
+    EXPECT_TRUE(files_under(cache).empty());  // no partial or temporary file
+
+    // The public download() names the URL too.
+    EXPECT_BURN_ERROR(MnistDataset::download(MnistKind::Mnist, tmp.path / "d"),
+                      "MnistDataset::download: MNIST: cannot download file:///nonexistent/");
+    EXPECT_TRUE(files_under(tmp.path / "d").empty());
+}
+
+TEST(MnistDataset, FailedDownloadKeepsCompleteFiles) {
+    TempDir tmp;
+    const fs::path mirror = tmp.path / "mirror";
+    write_mirror(mirror, 4);
+    fs::remove(mirror / "t10k-labels-idx1-ubyte.gz");
+    DownloadEnv env(tmp.path, file_url(mirror));
+    const fs::path cache = tmp.path / "home" / ".cache" / "burn-dataset" / "mnist";
+    EXPECT_BURN_ERROR(MnistDataset::test(), "t10k-labels-idx1-ubyte.gz: Couldn't read a file:// file");
+    // The file fetched before the failure stays (it is complete); no temporary file. The
+    // requested split comes first, and the download stops at the first failure.
+    EXPECT_EQ(files_under(cache), std::vector<std::string>{"t10k-images-idx3-ubyte.gz"});
+    // train() fetches the train files, then fails on the test labels again: only a warning.
+    expect_synthetic(MnistDataset::train(), 4);
+    EXPECT_EQ(files_under(cache), (std::vector<std::string>{"t10k-images-idx3-ubyte.gz", "train-images-idx3-ubyte.gz",
+                                                            "train-labels-idx1-ubyte.gz"}));
+    // Once the mirror has it, only the missing file is fetched.
+    write_mirror(tmp.path / "mirror2", 4);
+    EnvVar url("BURN_MNIST_URL", file_url(tmp.path / "mirror2"));
+    fs::remove(tmp.path / "mirror2" / "t10k-images-idx3-ubyte.gz");  // would fail if fetched again
+    expect_synthetic(MnistDataset::test(), 2);
+    EXPECT_EQ(files_under(cache), ALL_GZ);
+}
+
+TEST(MnistDataset, CorruptDownloadIsRemoved) {
+    TempDir tmp;
+    const fs::path mirror = tmp.path / "mirror";
+    write_mirror(mirror, 4);
+    write_file(mirror / "train-images-idx3-ubyte.gz", Bytes{'<', 'h', 't', 'm', 'l', '>'});
+    DownloadEnv env(tmp.path, file_url(mirror));
+    const fs::path cache = tmp.path / "home" / ".cache" / "burn-dataset" / "mnist";
+    EXPECT_BURN_ERROR(MnistDataset::train(), "train-images-idx3-ubyte.gz': not an IDX3 image file");
+    EXPECT_BURN_ERROR(MnistDataset::train(), "(the files just downloaded from " + file_url(mirror) + "/ were removed)");
+    EXPECT_TRUE(files_under(cache).empty());
+    write_mirror(mirror, 4);
+    expect_synthetic(MnistDataset::train(), 4);
+}
+
+TEST(MnistDataset, OfflineDisablesDownloads) {
+    TempDir tmp;
+    const fs::path mirror = tmp.path / "mirror";
+    write_mirror(mirror, 4);
+    DownloadEnv env(tmp.path, file_url(mirror));
+    EnvVar offline("BURN_DATASET_OFFLINE", "1");
+    EXPECT_BURN_ERROR(MnistDataset::train(), "(downloading is off: BURN_DATASET_OFFLINE is set)");
+    EXPECT_BURN_ERROR(MnistDataset::train(), "download them from " + file_url(mirror) + "/train-images-idx3-ubyte.gz");
+    EXPECT_TRUE(files_under(tmp.path / "home").empty());
+    // An explicit download still works.
+    EXPECT_EQ(MnistDataset::download(MnistKind::Mnist, tmp.path / "d"), tmp.path / "d");
+    EXPECT_EQ(files_under(tmp.path / "d"), ALL_GZ);
+    expect_synthetic(MnistDataset::train(tmp.path / "d"), 4);
+}
+
+TEST(MnistDataset, FashionDownload) {
+    TempDir tmp;
+    const fs::path mirror = tmp.path / "mirror";
+    write_mirror(mirror, 6);
+    EnvVar url("BURN_FASHION_MNIST_URL", file_url(mirror));
+    MnistDataset::download(MnistKind::Fashion, tmp.path / "f");
+    expect_synthetic(MnistDataset::test(tmp.path / "f"), 3);
+    // The MNIST URL is not used for Fashion-MNIST.
+    EnvVar bad("BURN_FASHION_MNIST_URL", "file:///nonexistent");
+    EXPECT_BURN_ERROR(MnistDataset::download(MnistKind::Fashion, tmp.path / "g"), "Fashion-MNIST: cannot download file:///nonexistent/");
+}
+
+TEST(MnistDataset, BurnCacheLayout) {
+    // Burn caches the decompressed files in mnist/train and mnist/test.
+    TempDir tmp;
+    DownloadEnv env(tmp.path, "file:///nonexistent");
+    const fs::path cache = tmp.path / "home" / ".cache" / "burn-dataset" / "mnist";
+    write_split(cache / "train", MnistSplit::Train, 5, false);
+    write_split(cache / "test", MnistSplit::Test, 3, false);
+    expect_synthetic(MnistDataset::train(), 5);
+    expect_synthetic(MnistDataset::test(), 3);
+    EXPECT_EQ(MnistDataset::train().images_path(), cache / "train" / "train-images-idx3-ubyte");
+    // Fashion-MNIST has no such layout.
+    write_split(tmp.path / "home" / ".cache" / "burn-dataset" / "fashion-mnist" / "test", MnistSplit::Test, 3, false);
+    EnvVar offline("BURN_DATASET_OFFLINE", "1");
+    if (!fs::exists("/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"))
+        EXPECT_BURN_ERROR(MnistDataset::fashion_test(), "Fashion-MNIST test split not found");
 }

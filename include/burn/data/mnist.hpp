@@ -9,8 +9,14 @@
 //   2. $BURN_DATASET_DIR/<name>            (<name>: "mnist" or "fashion-mnist");
 //   3. $HOME/.cache/burn-dataset/<name>    (Burn's cache directory);
 //   4. Fashion-MNIST only: /usr/share/datasets/fashion-mnist (Debian's fashion-mnist package).
-// Nothing is downloaded: when no directory has the files, the constructor throws burn::Error
-// listing the directories searched, the file names and where to download them.
+// For MNIST, each of 2 and 3 is also looked at with /train or /test appended (the split's
+// sub-directory, where Burn itself caches the decompressed files).
+// When none has them, train()/test()/fashion_train()/fashion_test()/load(kind, split) download
+// the four .gz files (libcurl) into download_dir(kind) (the first of 2 and 3) from
+// download_url(kind): Burn's mirror, or $BURN_MNIST_URL / $BURN_FASHION_MNIST_URL (any URL
+// libcurl reads, file:// included). BURN_DATASET_OFFLINE=1 turns downloading off. A failed
+// download throws burn::Error naming the URL, curl's error, the directories searched and the
+// file names to put there by hand.
 //
 // The files are read once, whole, into memory (47 MB for the training images); a dataset is a
 // cheap handle (copies share the bytes) and get() is thread-safe.
@@ -94,6 +100,23 @@ public:
     static std::vector<std::filesystem::path> search_dirs(MnistKind kind);
     /// The file names of a split without the ".gz": {images, labels}.
     static std::array<std::string, 2> file_names(MnistSplit split);
+
+    /// The base URL the files are downloaded from (ending in '/'): $BURN_MNIST_URL (MNIST) or
+    /// $BURN_FASHION_MNIST_URL (Fashion-MNIST) when set and not empty, else Burn's MNIST mirror
+    /// https://storage.googleapis.com/cvdf-datasets/mnist/ or Zalando's Fashion-MNIST server.
+    static std::string download_url(MnistKind kind);
+    /// Where a missing dataset is downloaded: $BURN_DATASET_DIR/<name> when set, else
+    /// $HOME/.cache/burn-dataset/<name>. Throws burn::Error when neither variable is set.
+    static std::filesystem::path download_dir(MnistKind kind);
+    /// Whether a missing dataset is downloaded: false when $BURN_DATASET_OFFLINE is set to
+    /// anything but "" or "0".
+    static bool download_enabled();
+    /// Downloads the four .gz files of `kind` (both splits) from download_url(kind) into `dir`
+    /// (created if needed), skipping those already there (plain or .gz). Each file is written
+    /// to a temporary file in `dir` and renamed once complete; progress goes to stderr. Returns
+    /// `dir`. Throws burn::Error naming the URL and curl's error; nothing partial is left.
+    /// Works whatever BURN_DATASET_OFFLINE says (it only disables automatic downloads).
+    static std::filesystem::path download(MnistKind kind, const std::filesystem::path& dir);
 
 private:
     MnistDataset() = default;
