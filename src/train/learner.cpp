@@ -172,8 +172,10 @@ std::string format_summary(const std::string& model_name, std::size_t total_epoc
         }
         if (!lo) continue;
         auto num = [](double v) {
+            // 3 decimals, or 3 significant digits for small values (learning rates).
             std::ostringstream os;
-            os << std::fixed << std::setprecision(3) << v;
+            if (v != 0.0 && std::abs(v) < 0.01) os << std::scientific << std::setprecision(2) << v;
+            else os << std::fixed << std::setprecision(3) << v;
             return os.str();
         };
         lines.push_back({row.split == Split::Train ? "Train" : "Valid", row.metric, num(row.epochs[*lo]),
