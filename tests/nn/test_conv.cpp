@@ -268,6 +268,26 @@ TEST(NnConv2d, ValidKeepsTheSettings) {
                          Tolerance{0, 0}));
 }
 
+TEST(NnConv2d, GradientsAreBitwiseReproducible) {
+    // The weight gradient sums partial products over the batch on several threads: the sum must
+    // not depend on which thread finished first (seeded training runs give identical models).
+    const auto conv = nn::Conv2dConfig{.channels = {{3, 8}}, .kernel_size = {{3, 3}}}.init<ADF>();
+    const auto x = uniform<4, B>({32, 3, 20, 20}, -1, 1, 4);
+    std::optional<TensorData> first_w, first_b;
+    for (int run = 0; run < 6; ++run) {
+        auto grads = conv.forward(Tensor<ADF, 4>::from_inner(x)).sum().backward();
+        const auto gw = conv.weight.val().grad(grads)->to_data();
+        const auto gb = conv.bias->val().grad(grads)->to_data();
+        if (!first_w) {
+            first_w = gw;
+            first_b = gb;
+            continue;
+        }
+        EXPECT_EQ(gw, *first_w) << "run " << run;
+        EXPECT_EQ(gb, *first_b) << "run " << run;
+    }
+}
+
 // ================================================================================== Conv3d
 TEST(NnConv3d, MatchesTorch) {
     for (const char* name : {"conv3d", "conv3d_same"}) check_conv_case<nn::Conv3dConfig, 5>(name);

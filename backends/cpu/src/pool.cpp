@@ -410,6 +410,101 @@ E dense_sum(const E* __restrict s, std::size_t n) {
     return acc;
 }
 
+/// Whether every spatial dim divides evenly into its output: the bins are then disjoint windows
+/// of in / out elements (the MNIST guide's 24x24 -> 8x8: 3x3 windows).
+bool adaptive_uniform(const Geom3& g) {
+    for (int i = 0; i < 3; ++i)
+        if (g.in[i] % g.out[i] != 0) return false;
+    return true;
+}
+
+/// out[ow] = (sum of acc[ow*KW .. ow*KW + KW)) / cnt, summed left to right from 0 like the
+/// general path (same values bit for bit); KW = 0 means the run-time kw.
+template <std::size_t KW, class E>
+inline void window_sums(const E* __restrict acc, E* __restrict out, std::size_t ow_n,
+                        std::size_t kw, E cnt) {
+    const std::size_t k = KW ? KW : kw;
+    for (std::size_t ow = 0; ow < ow_n; ++ow) {
+        E s = 0;
+        for (std::size_t t = 0; t < k; ++t) s += acc[ow * k + t];
+        out[ow] = s / cnt;
+    }
+}
+
+/// Disjoint windows: each output row (p, od, oh) sums its kd * kh input rows into a stack
+/// buffer, then every window of kw; no bin tables and no heap buffer per chunk.
+template <class E, std::size_t KW>
+void adaptive_forward_uniform(const E* __restrict x, E* __restrict y, const Geom3& g) {
+    const std::size_t H = g.in[1], W = g.in[2];
+    const std::size_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
+    const std::size_t kd = g.in[0] / OD, kh = H / OH, kw = W / OW;
+    const E cnt = static_cast<E>(kd * kh * kw);
+    const std::size_t rows = g.planes * OD * OH;
+    parallel_for(rows, grain_for(kd * kh * W + OW), [&](std::size_t r0, std::size_t r1) {
+        constexpr std::size_t kStack = 1024;
+        E stack[kStack];
+        std::vector<E> heap(W > kStack ? W : 0);
+        E* __restrict acc = W > kStack ? heap.data() : stack;
+        for (std::size_t r = r0; r < r1; ++r) {
+            const std::size_t oh = r % OH, od = (r / OH) % OD, p = r / (OH * OD);
+            const E* plane = x + p * g.plane_in();
+            for (std::size_t w = 0; w < W; ++w) acc[w] = E(0);
+            for (std::size_t d = od * kd; d < (od + 1) * kd; ++d)
+                for (std::size_t h = oh * kh; h < (oh + 1) * kh; ++h) {
+                    const E* __restrict row = plane + (d * H + h) * W;
+                    for (std::size_t w = 0; w < W; ++w) acc[w] += row[w];
+                }
+            window_sums<KW>(acc, y + r * OW, OW, kw, cnt);
+        }
+    });
+}
+
+/// Disjoint windows: every input row belongs to exactly one output row, so each input row is
+/// written once (0 + the spread gradient, as the general path's zero fill then add) and no plane
+/// is zeroed first.
+template <class E, std::size_t KW>
+void adaptive_backward_uniform(const E* __restrict gy, E* __restrict gx, const Geom3& g) {
+    const std::size_t H = g.in[1], W = g.in[2];
+    const std::size_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
+    const std::size_t kd = g.in[0] / OD, kh = H / OH, kw = W / OW;
+    const std::size_t k = KW ? KW : kw;
+    const E cnt = static_cast<E>(kd * kh * kw);
+    const std::size_t rows = g.planes * OD * OH;
+    parallel_for(rows, grain_for(kd * kh * W + OW), [&](std::size_t r0, std::size_t r1) {
+        constexpr std::size_t kStack = 1024;
+        E stack[kStack];
+        std::vector<E> heap(W > kStack ? W : 0);
+        E* __restrict acc = W > kStack ? heap.data() : stack;
+        for (std::size_t r = r0; r < r1; ++r) {
+            const std::size_t oh = r % OH, od = (r / OH) % OD, p = r / (OH * OD);
+            const E* go = gy + r * OW;
+            for (std::size_t ow = 0; ow < OW; ++ow) {
+                const E v = E(0) + go[ow] / cnt;
+                for (std::size_t t = 0; t < k; ++t) acc[ow * k + t] = v;
+            }
+            E* plane = gx + p * g.plane_in();
+            for (std::size_t d = od * kd; d < (od + 1) * kd; ++d)
+                for (std::size_t h = oh * kh; h < (oh + 1) * kh; ++h) {
+                    E* __restrict row = plane + (d * H + h) * W;
+                    for (std::size_t w = 0; w < W; ++w) row[w] = E(0) + acc[w];
+                }
+        }
+    });
+}
+
+/// Runs f(std::integral_constant<size_t, KW>) with KW = kw for the common small windows, else 0
+/// (the run-time kw).
+template <class F>
+void with_kw(std::size_t kw, F&& f) {
+    switch (kw) {
+        case 1: return f(std::integral_constant<std::size_t, 1>{});
+        case 2: return f(std::integral_constant<std::size_t, 2>{});
+        case 3: return f(std::integral_constant<std::size_t, 3>{});
+        case 4: return f(std::integral_constant<std::size_t, 4>{});
+        default: return f(std::integral_constant<std::size_t, 0>{});
+    }
+}
+
 template <class E>
 void adaptive_forward(const E* __restrict x, E* __restrict y, const Geom3& g) {
     const std::size_t D = g.in[0], H = g.in[1], W = g.in[2];
@@ -421,6 +516,10 @@ void adaptive_forward(const E* __restrict x, E* __restrict y, const Geom3& g) {
                 y[p] = dense_sum(x + p * n, n) / static_cast<E>(n);
             }
         });
+        return;
+    }
+    if (adaptive_uniform(g)) {
+        with_kw(W / OW, [&](auto kw) { adaptive_forward_uniform<E, decltype(kw)::value>(x, y, g); });
         return;
     }
     const Bins bd = adaptive_bins(D, OD), bh = adaptive_bins(H, OH), bw = adaptive_bins(W, OW);
@@ -455,6 +554,10 @@ template <class E>
 void adaptive_backward(const E* __restrict gy, E* __restrict gx, const Geom3& g) {
     const std::size_t D = g.in[0], H = g.in[1], W = g.in[2];
     const std::size_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
+    if (adaptive_uniform(g)) {
+        with_kw(W / OW, [&](auto kw) { adaptive_backward_uniform<E, decltype(kw)::value>(gy, gx, g); });
+        return;
+    }
     const Bins bd = adaptive_bins(D, OD), bh = adaptive_bins(H, OH), bw = adaptive_bins(W, OW);
     // Planes are independent; inside a plane, each output row spreads its gradient over a row
     // buffer (w bins), which is then added to every input row of its (d, h) bin.
