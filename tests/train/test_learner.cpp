@@ -236,12 +236,13 @@ TEST(Learner, TrainsAndWritesTheBooksArtifacts) {
 }
 
 TEST(Learner, ResumingFromACheckpointMatchesAnUninterruptedRun) {
-    // No dropout and no shuffling, so that the run depends only on the model, optimizer and
-    // scheduler states; the scheduler changes the learning rate every step.
+    // No dropout, so that the run depends only on the model, optimizer and scheduler states and
+    // on the data order; the scheduler changes the learning rate every step, and the training
+    // loader is shuffled (the resumed run must replay the orders of the epochs it skips).
     auto scheduler = lr_scheduler::LinearLrSchedulerConfig{.initial_lr = 5e-2, .final_lr = 1e-3, .num_iters = 30}.init();
     TempDir full_dir, resumed_dir;
     auto run = [&](const fs::path& dir, std::size_t epochs, std::optional<std::size_t> resume) {
-        auto [train_loader, valid_loader] = loaders(8);
+        auto [train_loader, valid_loader] = loaders(8, 17);
         auto builder = train::LearnerBuilder<Net<AD>>(dir);
         builder.metric_valid_numeric(train::LossMetric{})
             .with_file_checkpointer(record::BinFileRecorder<record::FullPrecisionSettings>{})
@@ -252,13 +253,13 @@ TEST(Learner, ResumingFromACheckpointMatchesAnUninterruptedRun) {
         auto learner = builder.build(make_net(5), optim::AdamConfig{}.init<AD, Net<AD>>(), scheduler);
         return learner.fit(train_loader, valid_loader);
     };
-    const Net<AD> full = run(full_dir.path, 3, std::nullopt);
-    run(resumed_dir.path, 1, std::nullopt);
-    const Net<AD> resumed = run(resumed_dir.path, 3, 1);
+    const Net<AD> full = run(full_dir.path, 4, std::nullopt);
+    run(resumed_dir.path, 2, std::nullopt);
+    const Net<AD> resumed = run(resumed_dir.path, 4, 2);
     EXPECT_EQ(params_of(resumed), params_of(full));
     // The resumed run's histories include the epoch before the checkpoint, read from the logs.
     EXPECT_EQ(count_lines(resumed_dir.path / "valid" / "epoch-1" / "Loss.log"), 5u);
-    EXPECT_EQ(count_lines(resumed_dir.path / "valid" / "epoch-3" / "Loss.log"), 5u);
+    EXPECT_EQ(count_lines(resumed_dir.path / "valid" / "epoch-4" / "Loss.log"), 5u);
 }
 
 TEST(Learner, ResumingWithoutACheckpointerIsAnError) {

@@ -543,6 +543,14 @@ public:
             optim_ = optim_.load_record(checkpointer_->load("optim", c));
             sched_ = sched_.load_record(checkpointer_->load("scheduler", c));
             first_epoch = c + 1;
+            // Replay the loaders' epoch counters: a shuffled loader draws each epoch's order from
+            // its seed and the number of epochs iterated before, so the resumed epochs get the
+            // orders an uninterrupted run would have used (starting an epoch only prefetches a
+            // few batches, dropped at once).
+            for (std::size_t e = 0; e < c; ++e) {
+                (void)train->iter();
+                (void)valid->iter();
+            }
             log.line("resumed from the checkpoint of epoch " + std::to_string(c) + " (" +
                      checkpointer_->path("model", c).string() + ")");
             reload_history(logger, c);
