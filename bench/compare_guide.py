@@ -44,24 +44,9 @@ import sys
 import tempfile
 import time
 
-PYTHON = "/usr/bin/python3"
-OPENBLAS_OMP = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from torch_peer import ROOT, reexec_if_needed
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
 BATCH = 64
-
-
-def reexec_if_needed():
-    paths = os.environ.get("LD_LIBRARY_PATH", "").split(":")
-    if OPENBLAS_OMP in paths and os.path.realpath(sys.executable) == os.path.realpath(PYTHON):
-        return
-    if os.environ.get("BURN_COMPARE_REEXEC"):
-        sys.exit("compare_guide.py: re-exec did not set up the environment; run it with "
-                 f"LD_LIBRARY_PATH={OPENBLAS_OMP} {PYTHON}")
-    env = dict(os.environ)
-    env["LD_LIBRARY_PATH"] = ":".join([OPENBLAS_OMP] + [p for p in paths if p])
-    env["BURN_COMPARE_REEXEC"] = "1"
-    os.execve(PYTHON, [PYTHON, os.path.abspath(__file__)] + sys.argv[1:], env)
 
 
 reexec_if_needed()
