@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// out[i] = value for i < n. Specialization constant 0: workgroup size (x).
+// Push constants: { uint n; float value; }. Binding 0: out.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+layout(local_size_x_id = 0) in;
+#include "index.glsl"
+
+layout(std430, set = 0, binding = 0) writeonly buffer Out { float out_[]; };
+layout(push_constant) uniform Push {
+    uint n;
+    float value;
+} pc;
+
+void main() {
+    const uint i = burn_flat_index();
+    if (i < pc.n) out_[i] = pc.value;
+}
