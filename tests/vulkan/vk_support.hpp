@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Helpers of the Vulkan op tests: the same values on Vulkan<> and Cpu<float, int32> (the
+// reference), and views of several layouts, so that every op is checked on strided inputs.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <utility>
+#include <vector>
+
+#include <burn/backend/cpu.hpp>
+#include <burn/backend/vulkan.hpp>
+#include <burn/burn.hpp>
+
+#include "test_support.hpp"
+
+namespace burn::vktest {
+
+using VB = Vulkan<>;
+using CB = Cpu<float, std::int32_t>;
+
+/// Skips the test when there is no Vulkan device (CI without lavapipe).
+#define BURN_REQUIRE_VULKAN()                                                                 \
+    do {                                                                                      \
+        if (::burn::vulkan_devices().empty()) GTEST_SKIP() << "no Vulkan device";             \
+    } while (0)
+
+/// The same data on both backends.
+template <std::size_t D, class K = Float>
+std::pair<Tensor<VB, D, K>, Tensor<CB, D, K>> both(const TensorData& data) {
+    return {Tensor<VB, D, K>::from_data(data), Tensor<CB, D, K>::from_data(data)};
+}
+
+/// Uniform floats in [lo, hi) of a shape, seeded.
+inline TensorData vk_random(const Shape& shape, float lo = -1.0f, float hi = 1.0f, std::uint64_t seed = 1) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> u(lo, hi);
+    std::vector<float> v(shape.num_elements());
+    for (auto& x : v) x = u(rng);
+    return TensorData(std::move(v), shape);
+}
+
+/// Expects the Vulkan result to equal the CPU one (values within `tol`, same shape and dtype).
+template <std::size_t D, class K>
+void expect_same(const Tensor<VB, D, K>& vk, const Tensor<CB, D, K>& cpu, Tolerance tol = Tolerance{1e-5, 1e-5}) {
+    const TensorData a = vk.to_data(), b = cpu.to_data();
+    ASSERT_EQ(a.shape, b.shape);
+    ASSERT_EQ(a.dtype, b.dtype);
+    a.assert_approx_eq(b, tol);
+}
+
+}  // namespace burn::vktest
