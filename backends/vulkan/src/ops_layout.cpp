@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Layout family: views (reshape, permute, swap_dims, flip, expand, slice: shape, strides and
+// offset only; the buffer is shared), strided copies (contiguous, cast, slice_assign, cat,
+// repeat_dim: layout_copy_<src>_<dst>.comp reading and writing through TensorMeta), full and
+// arange. Semantics and messages follow the CPU backend (backends/cpu/src/layout.cpp,
+// storage.cpp, index.cpp).
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels.hpp"
+#include "ops_common.hpp"
+
+namespace burn::vk {
+namespace {
+
+constexpr std::uint32_t kWg = kElementwiseWorkgroup;
+
+void require_int64(const VulkanDevice& device, DType dtype, const char* op) {
+    if (dtype == DType::I64)
+        BURN_CHECK(vulkan_device_info(device).features.shader_int64, "Vulkan ", op, ": ", device,
+                   " has no 64-bit integers in shaders (shaderInt64): use Vulkan<float, std::int32_t>");
+}
+
+/// A TensorMeta of `shape` with explicit strides and offset (a view of some buffer).
+TensorMeta meta_of(const Shape& shape, const Strides& strides, std::int64_t offset) {
+    BURN_CHECK(shape.rank() <= 8, "Vulkan: tensors of rank ", shape.rank(), " are not supported (at most 8)");
+    TensorMeta m;
+    m.rank = static_cast<std::uint32_t>(shape.rank());
+    m.offset = static_cast<std::int32_t>(offset);
+    m.numel = static_cast<std::uint32_t>(shape.num_elements());
+    for (std::size_t d = 0; d < shape.rank(); ++d) {
+        m.shape[d] = static_cast<std::uint32_t>(shape[d]);
+        m.strides[d] = static_cast<std::int32_t>(strides[d]);
+    }
+    return m;
+}
+
+/// Rewrites two views of the same shape with fewer dims where both allow it (size-1 dims
+/// dropped, an outer dim merged into the next when both views step over it contiguously), so
+/// that the shader's index arithmetic has fewer div/mod steps (a dense copy becomes rank 1).
+void coalesce(TensorMeta& a, TensorMeta& b) {
+    std::uint32_t r = 0;
+    std::uint32_t shape[8];
+    std::int32_t sa[8], sb[8];
+    for (std::uint32_t d = 0; d < a.rank; ++d) {
+        const std::uint32_t n = a.shape[d];
+        if (n == 1) continue;
+        if (r > 0 && static_cast<std::int64_t>(sa[r - 1]) == static_cast<std::int64_t>(a.strides[d]) * n &&
+            static_cast<std::int64_t>(sb[r - 1]) == static_cast<std::int64_t>(b.strides[d]) * n) {
+            shape[r - 1] *= n;
+            sa[r - 1] = a.strides[d];
+            sb[r - 1] = b.strides[d];
+            continue;
+        }
+        shape[r] = n;
+        sa[r] = a.strides[d];
+        sb[r] = b.strides[d];
+        ++r;
+    }
+    if (r == 0) {  // a single element
+        shape[0] = 1;
+        sa[0] = sb[0] = 0;
+        r = 1;
+    }
+    a.rank = b.rank = r;
+    for (std::uint32_t d = 0; d < 8; ++d) {
+        a.shape[d] = b.shape[d] = d < r ? shape[d] : 0;
+        a.strides[d] = d < r ? sa[d] : 0;
+        b.strides[d] = d < r ? sb[d] : 0;
+    }
+}
+
+/// Records dst_view[i] = convert(src_view[i]) for every row-major position i of the views (same
+/// shape, src_meta.numel elements). src and dst are buffers of dtypes `from` and `to`.
+void strided_copy(Context& ctx, const Buffer& src, DType from, TensorMeta src_meta,
+                  const Buffer& dst, DType to, TensorMeta dst_meta) {
+    const std::uint32_t n = src_meta.numel;
+    if (n == 0) return;
+    coalesce(src_meta, dst_meta);
+    if (from == to && src_meta.rank == 1 && src_meta.strides[0] == 1 && dst_meta.strides[0] == 1) {
+        // Both sides dense: a plain buffer copy.
+        const std::size_t es = device_element_size(from);
+        ctx.copy(src, dst, std::size_t{n} * es, static_cast<std::size_t>(src_meta.offset) * es,
+                 static_cast<std::size_t>(dst_meta.offset) * es);
+        return;
+    }
+    const std::string name = std::string("layout_copy_") + dtype_suffix(from) + "_" + dtype_suffix(to);
+    const auto& p = ctx.pipeline({.shader = name, .spec = {kWg}, .bindings = 3, .push_bytes = 4});
+    const Buffer metas = meta_buffer(ctx, {src_meta, dst_meta});
+    ctx.dispatch(p, {&metas, &src, &dst}, n, grid_1d(n, kWg, ctx.features()));
+}
+
+/// A new dense tensor of `dtype` holding t's values (always a copy).
+VulkanTensor copy_to_new(const VulkanTensor& t, DType dtype, const char* op) {
+    check_u32(op, t.num_elements());
+    require_int64(t.device, dtype, op);
+    VulkanTensor out = alloc(t.shape, dtype, t.device);
+    strided_copy(context(t), buffer_of(t), t.dtype, meta(t), buffer_of(out), dtype, meta(out));
+    return out;
+}
+
+/// Strides that let `t`'s buffer be viewed as `shape` without moving data, if any (PyTorch's
+/// computeStride, as the CPU backend's layout.cpp).
+std::optional<Strides> view_strides(const VulkanTensor& t, const Shape& shape) {
+    if (t.is_contiguous() || t.num_elements() == 0 || t.rank() == 0) return contiguous_strides(shape);
+    Strides out{};
+    const Shape& old = t.shape;
+    std::int64_t view_d = static_cast<std::int64_t>(shape.rank()) - 1;
+    std::int64_t chunk_base_stride = t.strides[old.rank() - 1];
+    std::int64_t tensor_numel = 1, view_numel = 1;
+    for (std::int64_t td = static_cast<std::int64_t>(old.rank()) - 1; td >= 0; --td) {
+        tensor_numel *= static_cast<std::int64_t>(old[static_cast<std::size_t>(td)]);
+        const bool chunk_end =
+            td == 0 || (old[static_cast<std::size_t>(td - 1)] != 1 &&
+                        t.strides[static_cast<std::size_t>(td - 1)] != tensor_numel * chunk_base_stride);
+        if (!chunk_end) continue;
+        while (view_d >= 0 && (view_numel < tensor_numel || shape[static_cast<std::size_t>(view_d)] == 1)) {
+            out[static_cast<std::size_t>(view_d)] = view_numel * chunk_base_stride;
+            view_numel *= static_cast<std::int64_t>(shape[static_cast<std::size_t>(view_d)]);
+            --view_d;
+        }
+        if (view_numel != tensor_numel) return std::nullopt;
+        if (td > 0) {
+            chunk_base_stride = t.strides[static_cast<std::size_t>(td - 1)];
+            tensor_numel = 1;
+            view_numel = 1;
+        }
+    }
+    if (view_d != -1) return std::nullopt;
+    return out;
+}
+
+void check_axis(std::size_t axis, std::size_t rank, const char* op) {
+    BURN_CHECK(axis < rank, op, ": dim ", axis, " is out of range for a tensor of rank ", rank);
+}
+
+void check_output_size(const Shape& shape, const char* op) { check_u32(op, shape.num_elements()); }
+
+}  // namespace
+
+// ------------------------------------------------------------------------------ full, copies
+
+VulkanTensor full(const Shape& shape, ScalarArg value, DType dtype, const VulkanDevice& device) {
+    check_u32("full", shape.num_elements());
+    require_int64(device, dtype, "full");
+    VulkanTensor t = alloc(shape, dtype, device);
+    const std::size_t n = shape.num_elements();
+    if (n == 0) return t;
+    Context& ctx = context(device);
+    switch (dtype) {
+        case DType::F32: {
+            const float v = static_cast<float>(value.f);
+            std::uint32_t bits;
+            std::memcpy(&bits, &v, 4);
+            ctx.fill_u32(buffer_of(t), bits, n * 4);
+            break;
+        }
+        case DType::I32:
+            ctx.fill_u32(buffer_of(t), static_cast<std::uint32_t>(static_cast<std::int32_t>(value.i)), n * 4);
+            break;
+        case DType::Bool:
+            ctx.fill_u32(buffer_of(t), (value.f != 0.0 || value.i != 0) ? 1u : 0u, n * 4);
+            break;
+        case DType::I64: {
+            const auto u = static_cast<std::uint64_t>(value.i);
+            const auto lo = static_cast<std::uint32_t>(u), hi = static_cast<std::uint32_t>(u >> 32);
+            if (lo == hi) {
+                ctx.fill_u32(buffer_of(t), lo, n * 8);
+            } else {
+                const auto& p = ctx.pipeline({.shader = "layout_fill_u64", .spec = {kWg}, .bindings = 1, .push_bytes = 12});
+                const std::array<std::uint32_t, 3> push{static_cast<std::uint32_t>(n), lo, hi};
+                ctx.dispatch(p, {&buffer_of(t)}, push, grid_1d(n, kWg, ctx.features()));
+            }
+            break;
+        }
+        default: ::burn::detail::fail("Vulkan full: dtype ", dtype, " is not supported on Vulkan (f32, i32, i64, bool)");
+    }
+    return t;
+}
+
+VulkanTensor contiguous(VulkanTensor t) {
+    if (t.is_contiguous() && t.offset == 0) return t;
+    return copy_to_new(t, t.dtype, "contiguous");
+}
+
+VulkanTensor cast(VulkanTensor t, DType dtype) {
+    if (t.dtype == dtype) return t;
+    (void)device_element_size(dtype);  // unsupported dtypes: a clear message
+    BURN_CHECK(dtype != DType::QInt8 && t.dtype != DType::QInt8, "Vulkan cast: cannot cast ", t.dtype, " to ", dtype,
+               " (quantize / dequantize)");
+    return copy_to_new(t, dtype, "cast");
+}
+
+// ------------------------------------------------------------------------------ views
+
+VulkanTensor reshape(VulkanTensor t, const Shape& shape) {
+    BURN_CHECK(shape.num_elements() == t.num_elements(), "reshape: cannot reshape a tensor of shape ",
+               t.shape, " (", t.num_elements(), " elements) into shape ", shape, " (",
+               shape.num_elements(), " elements)");
+    if (auto s = view_strides(t, shape)) {
+        t.shape = shape;
+        t.strides = *s;
+        return t;
+    }
+    VulkanTensor c = contiguous(std::move(t));
+    c.shape = shape;
+    c.strides = contiguous_strides(shape);
+    return c;
+}
+
+VulkanTensor permute(VulkanTensor t, std::span<const std::size_t> axes) {
+    const std::size_t rank = t.rank();
+    BURN_CHECK(axes.size() == rank, "permute: expected ", rank, " axes for a tensor of shape ", t.shape,
+               ", got ", axes.size());
+    std::array<bool, Shape::max_rank> seen{};
+    Shape shape = t.shape;
+    Strides strides{};
+    for (std::size_t i = 0; i < rank; ++i) {
+        const std::size_t a = axes[i];
+        check_axis(a, rank, "permute");
+        BURN_CHECK(!seen[a], "permute: axis ", a, " appears more than once");
+        seen[a] = true;
+        shape[i] = t.shape[a];
+        strides[i] = t.strides[a];
+    }
+    t.shape = shape;
+    t.strides = strides;
+    return t;
+}
+
+VulkanTensor swap_dims(VulkanTensor t, std::size_t a, std::size_t b) {
+    check_axis(a, t.rank(), "swap_dims");
+    check_axis(b, t.rank(), "swap_dims");
+    std::swap(t.shape[a], t.shape[b]);
+    std::swap(t.strides[a], t.strides[b]);
+    return t;
+}
+
+VulkanTensor flip(VulkanTensor t, std::span<const std::size_t> axes) {
+    std::array<bool, Shape::max_rank> seen{};
+    for (const std::size_t a : axes) {
+        check_axis(a, t.rank(), "flip");
+        BURN_CHECK(!seen[a], "flip: axis ", a, " appears more than once");
+        seen[a] = true;
+        if (t.shape[a] <= 1) continue;  // nothing to reverse
+        t.offset += static_cast<std::int64_t>(t.shape[a] - 1) * t.strides[a];
+        t.strides[a] = -t.strides[a];
+    }
+    return t;
+}
+
+VulkanTensor expand(VulkanTensor t, const Shape& shape) {
+    BURN_CHECK(shape.rank() >= t.rank(), "expand: cannot expand shape ", t.shape, " to ", shape,
+               " (fewer dims)");
+    const std::size_t lead = shape.rank() - t.rank();
+    Strides strides{};
+    for (std::size_t i = 0; i < shape.rank(); ++i) {
+        if (i < lead) continue;  // new leading dims broadcast
+        const std::size_t d = t.shape[i - lead];
+        if (d == shape[i]) strides[i] = t.strides[i - lead];
+        else BURN_CHECK(d == 1, "expand: cannot expand shape ", t.shape, " to ", shape, " (dim ", i,
+                        ": ", d, " vs ", shape[i], ")");
+    }
+    t.shape = shape;
+    t.strides = strides;
+    return t;
+}
+
+VulkanTensor slice(VulkanTensor t, std::span<const SliceRange> ranges) {
+    BURN_CHECK(ranges.size() <= t.rank(), "slice: ", ranges.size(), " ranges for a tensor of rank ",
+               t.rank());
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+        const SliceRange& r = ranges[i];
+        BURN_CHECK(r.step >= 1, "slice: step must be positive, got ", r.step, " for dim ", i);
+        if (r.len > 0) {
+            BURN_CHECK(r.start + (r.len - 1) * r.step < t.shape[i], "slice: range start ", r.start,
+                       ", len ", r.len, ", step ", r.step, " is out of bounds for dim ", i,
+                       " of shape ", t.shape);
+            t.offset += static_cast<std::int64_t>(r.start) * t.strides[i];
+        }
+        t.shape[i] = r.len;
+        t.strides[i] *= static_cast<std::int64_t>(r.step);
+    }
+    return t;
+}
+
+// ------------------------------------------------------------------------------ writes
+
+VulkanTensor slice_assign(VulkanTensor t, std::span<const SliceRange> ranges, VulkanTensor values) {
+    const std::size_t rank = t.rank();
+    BURN_CHECK(ranges.size() <= rank, "slice_assign: ", ranges.size(),
+               " ranges for a tensor of rank ", rank);
+    BURN_CHECK(values.dtype == t.dtype, "slice_assign: the values have dtype ",
+               dtype_name(values.dtype), " but the tensor has dtype ", dtype_name(t.dtype));
+    Shape region = t.shape;
+    for (std::size_t d = 0; d < ranges.size(); ++d) {
+        const SliceRange& r = ranges[d];
+        BURN_CHECK(r.step > 0, "slice_assign: the step of dim ", d, " must be positive");
+        BURN_CHECK(r.len == 0 ||
+                       (r.start < t.shape[d] && (r.len - 1) <= (t.shape[d] - 1 - r.start) / r.step),
+                   "slice_assign: range start ", r.start, " len ", r.len, " step ", r.step,
+                   " is out of bounds for dim ", d, " with size ", t.shape[d]);
+        region[d] = r.len;
+    }
+    BURN_CHECK(values.shape == region, "slice_assign: values of shape ", values.shape,
+               " do not match the slice shape ", region);
+    // In place when t is the only owner of a dense buffer (values cannot alias it then).
+    VulkanTensor out = t.is_unique() && t.is_contiguous() ? std::move(t) : copy_to_new(t, t.dtype, "slice_assign");
+    if (region.num_elements() == 0) return out;
+    check_u32("slice_assign", region.num_elements());
+    Strides st = out.strides;
+    std::int64_t off = out.offset;
+    for (std::size_t d = 0; d < ranges.size(); ++d) {
+        off += static_cast<std::int64_t>(ranges[d].start) * st[d];
+        st[d] *= static_cast<std::int64_t>(ranges[d].step);
+    }
+    strided_copy(context(out), buffer_of(values), values.dtype, meta(values), buffer_of(out), out.dtype,
+                 meta_of(region, st, off));
+    return out;
+}
+
+VulkanTensor cat(std::vector<VulkanTensor> tensors, std::size_t dim) {
+    BURN_CHECK(!tensors.empty(), "cat: no tensors to concatenate");
+    const Shape& first = tensors[0].shape;
+    const DType dtype = tensors[0].dtype;
+    BURN_CHECK(dim < first.rank(), "cat: dim ", dim, " is out of range for rank ", first.rank());
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        const VulkanTensor& x = tensors[i];
+        BURN_CHECK(x.dtype == dtype, "cat: tensor ", i, " has dtype ", dtype_name(x.dtype),
+                   " but tensor 0 has dtype ", dtype_name(dtype));
+        bool same = x.rank() == first.rank();
+        for (std::size_t d = 0; same && d < first.rank(); ++d)
+            same = d == dim || x.shape[d] == first[d];
+        BURN_CHECK(same, "cat: tensor ", i, " has shape ", x.shape, " but tensor 0 has shape ",
+                   first, " (they may differ only in dim ", dim, ")");
+        BURN_CHECK(!__builtin_add_overflow(total, x.shape[dim], &total),
+                   "cat: the output is too large");
+        BURN_CHECK(x.device == tensors[0].device, "cat: tensor ", i, " is on ", x.device,
+                   " but tensor 0 is on ", tensors[0].device);
+    }
+    Shape out_shape = first;
+    out_shape[dim] = total;
+    check_output_size(out_shape, "cat");
+    if (tensors.size() == 1) return contiguous(std::move(tensors[0]));
+    VulkanTensor out = alloc(out_shape, dtype, tensors[0].device);
+    if (out.num_elements() == 0) return out;
+    Context& ctx = context(out);
+    std::int64_t acc = 0;
+    for (const VulkanTensor& x : tensors) {
+        strided_copy(ctx, buffer_of(x), dtype, meta(x), buffer_of(out), dtype,
+                     meta_of(x.shape, out.strides, acc * out.strides[dim]));
+        acc += static_cast<std::int64_t>(x.shape[dim]);
+    }
+    return out;
+}
+
+VulkanTensor repeat_dim(VulkanTensor t, std::size_t dim, std::size_t times) {
+    BURN_CHECK(dim < t.rank(), "repeat_dim: dim ", dim, " is out of range for rank ", t.rank());
+    if (times == 1) return t;
+    Shape out_shape = t.shape;
+    BURN_CHECK(!__builtin_mul_overflow(t.shape[dim], times, &out_shape[dim]),
+               "repeat_dim: the output is too large");
+    check_output_size(out_shape, "repeat_dim");
+    VulkanTensor out = alloc(out_shape, t.dtype, t.device);
+    if (out.num_elements() == 0) return out;
+    Context& ctx = context(out);
+    const std::int64_t block = static_cast<std::int64_t>(t.shape[dim]) * out.strides[dim];
+    if (t.rank() < 8) {
+        // One copy over [..., times, dim, ...], reading t with stride 0 on the new dim.
+        TensorMeta src = meta(t), dst = meta(out);
+        const std::size_t r = t.rank();
+        for (std::size_t d = r; d > dim; --d) {
+            src.shape[d] = src.shape[d - 1];
+            src.strides[d] = src.strides[d - 1];
+            dst.shape[d] = static_cast<std::uint32_t>(t.shape[d - 1]);
+            dst.strides[d] = dst.strides[d - 1];
+        }
+        src.shape[dim] = static_cast<std::uint32_t>(times);
+        src.strides[dim] = 0;
+        dst.shape[dim] = static_cast<std::uint32_t>(times);
+        dst.strides[dim] = static_cast<std::int32_t>(block);
+        dst.strides[dim + 1] = static_cast<std::int32_t>(out.strides[dim]);
+        src.rank = dst.rank = static_cast<std::uint32_t>(r + 1);
+        src.numel = dst.numel = static_cast<std::uint32_t>(out.num_elements());
+        strided_copy(ctx, buffer_of(t), t.dtype, src, buffer_of(out), out.dtype, dst);
+    } else {
+        for (std::size_t k = 0; k < times; ++k)
+            strided_copy(ctx, buffer_of(t), t.dtype, meta(t), buffer_of(out), out.dtype,
+                         meta_of(t.shape, out.strides, static_cast<std::int64_t>(k) * block));
+    }
+    return out;
+}
+
+VulkanTensor arange(std::int64_t start, std::int64_t end, std::int64_t step, DType dtype,
+                    const VulkanDevice& device) {
+    BURN_CHECK(step != 0, "arange: the step must not be zero");
+    std::uint64_t n = 0;
+    if ((step > 0 && end > start) || (step < 0 && end < start)) {
+        const std::uint64_t dist =
+            step > 0 ? static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(start)
+                     : static_cast<std::uint64_t>(start) - static_cast<std::uint64_t>(end);
+        const std::uint64_t s = step > 0 ? static_cast<std::uint64_t>(step)
+                                         : std::uint64_t{0} - static_cast<std::uint64_t>(step);
+        n = dist / s + (dist % s != 0);
+    }
+    check_u32("arange", n);
+    const Shape shape{static_cast<std::size_t>(n)};
+    require_int64(device, dtype, "arange");
+    if (dtype != DType::I32 && dtype != DType::I64) {
+        // Other dtypes: the int64 sequence converted (as the CPU backend), through an i64 or
+        // i32 sequence and a cast.
+        const DType via = vulkan_device_info(device).features.shader_int64 ? DType::I64 : DType::I32;
+        (void)device_element_size(dtype);
+        return cast(arange(start, end, step, via, device), dtype);
+    }
+    VulkanTensor out = alloc(shape, dtype, device);
+    if (n == 0) return out;
+    Context& ctx = context(device);
+    if (dtype == DType::I32) {
+        const auto& p = ctx.pipeline({.shader = "layout_arange_i32", .spec = {kWg}, .bindings = 1, .push_bytes = 12});
+        const std::array<std::uint32_t, 3> push{static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(start),
+                                                static_cast<std::uint32_t>(step)};
+        ctx.dispatch(p, {&buffer_of(out)}, push, grid_1d(n, kWg, ctx.features()));
+    } else {
+        const auto& p = ctx.pipeline({.shader = "layout_arange_i64", .spec = {kWg}, .bindings = 1, .push_bytes = 24});
+        const auto us = static_cast<std::uint64_t>(start), ut = static_cast<std::uint64_t>(step);
+        const std::array<std::uint32_t, 6> push{static_cast<std::uint32_t>(n), 0u,
+                                                static_cast<std::uint32_t>(us), static_cast<std::uint32_t>(us >> 32),
+                                                static_cast<std::uint32_t>(ut), static_cast<std::uint32_t>(ut >> 32)};
+        ctx.dispatch(p, {&buffer_of(out)}, push, grid_1d(n, kWg, ctx.features()));
+    }
+    return out;
+}
+
+}  // namespace burn::vk

@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Strided copy f32 -> f32 (see layout_copy.glsl).
+#version 450
+#extension GL_GOOGLE_include_directive : require
+
+#define SRC_T float
+#define DST_T float
+#define CONVERT(v) (v)
+#include "layout_copy.glsl"

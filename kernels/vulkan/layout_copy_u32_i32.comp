@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Strided copy u32 -> i32 (see layout_copy.glsl).
+#version 450
+#extension GL_GOOGLE_include_directive : require
+
+#define SRC_T uint
+#define DST_T int
+#define CONVERT(v) int(v)
+#include "layout_copy.glsl"
