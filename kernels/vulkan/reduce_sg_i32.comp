@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Reduction along a dim or over everything, i32 (subgroup arithmetic): see reduce_body.glsl.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#define USE_SUBGROUPS 1
+#define ELEM int
+#define ACC int
+#define IS_FLOAT 0
+#define ELEM_LOWEST (-2147483647 - 1)
+#define ELEM_HIGHEST 2147483647
+#include "reduce_body.glsl"
