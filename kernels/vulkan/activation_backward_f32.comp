@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Activation gradients for f32: out[i] = d(saved[i], grad[i]). Op codes: burn::vk::Activation
+// values: 0 relu (saved = output), 1 gelu (saved = input), 2 sigmoid (saved = output),
+// 3 log_sigmoid (saved = input). Bindings: 0 metas [saved, grad], 1 saved, 2 grad, 3 out (may
+// alias a dense saved or grad).
+#version 450
+#extension GL_GOOGLE_include_directive : require
+layout(local_size_x_id = 0) in;
+#include "index.glsl"
+#include "tensor_meta.glsl"
+
+layout(std430, set = 0, binding = 0) readonly buffer Metas { TensorMeta metas[]; };
+layout(std430, set = 0, binding = 1) readonly buffer S { float saved[]; };
+layout(std430, set = 0, binding = 2) readonly buffer G { float grad[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Out { float out_[]; };
+
+#include "elementwise_common.glsl"
+#include "activation_math.glsl"
+
+float apply(float s, float g) {
+    switch (pc.op) {
+        case 0u: return s <= 0.0 ? 0.0 : g;
+        case 1u: {
+            const float cdf = 0.5 * (1.0 + burn_erf(s * BURN_SQRT1_2));
+            const float pdf = burn_exp(-0.5 * s * s) * BURN_INV_SQRT_2PI;
+            return g * (cdf + s * pdf);
+        }
+        case 2u: return g * (1.0 - s) * s;
+        case 3u: {
+            const float e = burn_exp(-abs(s));
+            const float r = 1.0 / (1.0 + e);
+            return g * (s >= 0.0 ? e * r : (s < 0.0 ? r : s));
+        }
+    }
+    return g;
+}
+
+void main() {
+    const uint i = burn_flat_index();
+    if (i >= pc.n) return;
+    out_[i] = apply(saved[burn_operand_index(0u, i)], grad[burn_operand_index(1u, i)]);
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// out[i] = a[i] op b[i] (both read through TensorMetas broadcast to out's shape) or a[i] op s
+// (flags bit 2: b is the scalar in p0 (i64: p0, p1)). Define ELEM and BURN_FLOAT, BURN_INT (with
+// UELEM) or BURN_BOOL (ELEM uint) before including. Op codes: burn::vk::BinaryOp values; with
+// BURN_COMPARE defined, burn::vk::CmpOp values and a bool (uint) output.
+// Bindings: 0 metas [a, b], 1 a, 2 b, 3 out (may alias a dense a or b).
+layout(local_size_x_id = 0) in;
+#include "index.glsl"
+#include "tensor_meta.glsl"
+
+layout(std430, set = 0, binding = 0) readonly buffer Metas { TensorMeta metas[]; };
+layout(std430, set = 0, binding = 1) readonly buffer A { ELEM a[]; };
+layout(std430, set = 0, binding = 2) readonly buffer B { ELEM b[]; };
+#ifdef BURN_COMPARE
+layout(std430, set = 0, binding = 3) writeonly buffer Out { uint out_[]; };
+#else
+layout(std430, set = 0, binding = 3) writeonly buffer Out { ELEM out_[]; };
+#endif
+
+#include "elementwise_common.glsl"
+#ifdef BURN_INT
+#include "elementwise_int.glsl"
+#endif
+
+ELEM scalar_operand() {
+#if defined(BURN_FLOAT)
+    return uintBitsToFloat(pc.p0);
+#elif defined(BURN_I64)
+    return ELEM(pack64(uvec2(pc.p0, pc.p1)));
+#elif defined(BURN_BOOL)
+    return pc.p0;
+#else
+    return ELEM(int(pc.p0));
+#endif
+}
+
+#ifdef BURN_COMPARE
+uint apply(ELEM x, ELEM y) {
+    bool r = false;
+    switch (pc.op) {
+        case 0u: r = x == y; break;
+        case 1u: r = x != y; break;
+        case 2u: r = x > y; break;
+        case 3u: r = x >= y; break;
+        case 4u: r = x < y; break;
+        case 5u: r = x <= y; break;
+    }
+    return r ? 1u : 0u;
+}
+#elif defined(BURN_FLOAT)
+ELEM apply(ELEM x, ELEM y) {
+    switch (pc.op) {
+        case 0u: return x + y;
+        case 1u: return x - y;
+        case 2u: return x * y;
+        case 3u: return x / y;
+        case 4u: return burn_rem(x, y);
+        case 5u: return burn_pow(x, y);
+        case 6u: return burn_max_nan(x, y);
+        case 7u: return burn_min_nan(x, y);
+    }
+    return x;
+}
+#elif defined(BURN_INT)
+ELEM apply(ELEM x, ELEM y) {
+    switch (pc.op) {
+        case 0u: return x + y;
+        case 1u: return x - y;
+        case 2u: return x * y;
+        case 3u: return burn_idiv(x, y);
+        case 4u: return burn_irem(x, y);
+        case 5u: return burn_ipow(x, y);
+        case 6u: return max(x, y);
+        case 7u: return min(x, y);
+    }
+    return x;
+}
+#else
+ELEM apply(ELEM x, ELEM y) {
+    if (pc.op == 8u) return (x != 0u && y != 0u) ? 1u : 0u;
+    return (x != 0u || y != 0u) ? 1u : 0u;
+}
+#endif
+
+void main() {
+    const uint i = burn_flat_index();
+    if (i >= pc.n) return;
+    const ELEM x = a[burn_operand_index(0u, i)];
+    const ELEM y = (pc.flags & 4u) != 0u ? scalar_operand() : b[burn_operand_index(1u, i)];
+    out_[i] = apply(x, y);
+}

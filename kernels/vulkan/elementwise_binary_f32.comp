@@ -1,0 +1,7 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// elementwise_binary on f32 tensors (see elementwise_binary.glsl).
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#define ELEM float
+#define BURN_FLOAT
+#include "elementwise_binary.glsl"
