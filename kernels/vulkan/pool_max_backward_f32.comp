@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Max pooling backward, one invocation per input element: the sum of grad over the outputs whose
+// window contains the cell and whose index names it (in output order). Q_FLAG: 1 i32 indices,
+// 2 i64 indices (the low word is read). Spec 0: workgroup size. Bindings: 0 grad, 1 indices (words),
+// 2 out (dense, input shape), 3 params (pool_common.glsl, views V0 grad, V1 indices, in elements).
+#version 450
+#extension GL_GOOGLE_include_directive : require
+layout(local_size_x_id = 0) in;
+#include "index.glsl"
+layout(std430, set = 0, binding = 0) readonly buffer G { float g[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Idx { int idx[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Out { float outv[]; };
+layout(std430, set = 0, binding = 3) readonly buffer Params { int P[]; };
+layout(push_constant) uniform Push { uint unused; } pc;
+#include "pool_common.glsl"
+
+void main() {
+    const uint gi = burn_flat_index();
+    if (gi >= uint(P[Q_TOTAL])) return;
+    const int OH = P[Q_OUT + 1], OW = P[Q_OUT + 2], H = P[Q_IN + 1], W = P[Q_IN + 2];
+    const int kh = P[Q_K + 1], kw = P[Q_K + 2], sh = P[Q_S + 1], sw = P[Q_S + 2];
+    const int ph = P[Q_P + 1], pw = P[Q_P + 2], dh = P[Q_D + 1], dw = P[Q_D + 2];
+    int r = int(gi);
+    const int w = r % W; r /= W;
+    const int h = r % H;
+    const int plane = r / H;
+    const int me = h * W + w;
+    const int eh = (kh - 1) * dh + 1, ew = (kw - 1) * dw + 1;  // window extents
+    const int oh0 = max(0, (h + ph - eh + sh) / sh), oh1 = min(OH - 1, (h + ph) / sh);
+    const int ow0 = max(0, (w + pw - ew + sw) / sw), ow1 = min(OW - 1, (w + pw) / sw);
+    const int wide = P[Q_FLAG] == 2 ? 2 : 1;
+    float acc = 0.0;
+    for (int oh = oh0; oh <= oh1; ++oh)
+        for (int ow = ow0; ow <= ow1; ++ow)
+            if (idx[wide * view_at(Q_V1, plane, 0, oh, ow)] == me) acc += g[view_at(Q_V0, plane, 0, oh, ow)];
+    outv[gi] = acc;
+}
