@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <burn/backend/cpu.hpp>
+#ifdef BURN_TEST_VULKAN
+#include <burn/backend/vulkan.hpp>
+#endif
 #include <burn/burn.hpp>
 #include <nlohmann/json.hpp>
 #include <array>
@@ -15,8 +18,14 @@
 
 namespace burn::testing {
 
-/// Every backend the suite runs on. A new backend adds one line here.
+/// Every backend the suite runs on. A new backend adds one line here. The Vulkan backend's
+/// instance of the suite is a separate executable (burn_tensor_tests_vulkan, built with
+/// BURN_TEST_VULKAN), so that the CPU suite does not depend on a Vulkan driver.
+#ifdef BURN_TEST_VULKAN
+using Backends = ::testing::Types<Vulkan<>, Autodiff<Vulkan<>>>;
+#else
 using Backends = ::testing::Types<Cpu<float>, Cpu<double>, Autodiff<Cpu<float>>>;
+#endif
 
 /// Readable test names: "cpu<f32>".
 struct BackendNames {
