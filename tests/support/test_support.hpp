@@ -14,6 +14,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace burn::testing {
@@ -26,6 +27,23 @@ using Backends = ::testing::Types<Vulkan<>, Autodiff<Vulkan<>>>;
 #else
 using Backends = ::testing::Types<Cpu<float>, Cpu<double>, Autodiff<Cpu<float>>>;
 #endif
+
+/// Whether the backend's Int tensors hold 64-bit values (Cpu<F>: std::int64_t) or 32-bit ones
+/// (Vulkan<>: std::int32_t). Tests of values beyond 32 bits run on 64-bit int backends only, and
+/// check the same property at 32 bits (near 2^31) on the others.
+template <class B>
+inline constexpr bool int64_backend = sizeof(typename B::IntElem) == 8;
+
+/// Whether the backend (or the backend an Autodiff decorator wraps) runs on the CPU. For the few
+/// documented CPU-only behaviours (e.g. f32 scans accumulated in f64, as PyTorch's CPU kernels).
+template <class B>
+inline constexpr bool cpu_backend = std::is_same_v<typename B::Device, CpuDevice>;
+
+/// The device name the tensor printout shows ("Cpu", "Vulkan(0)") for the default device.
+template <class B>
+std::string device_name() {
+    return typename B::Device{}.to_string();
+}
 
 /// Readable test names: "cpu<f32>".
 struct BackendNames {

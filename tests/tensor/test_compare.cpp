@@ -117,12 +117,18 @@ TYPED_TEST(CompareTest, IntTensorAndElem) {
 
 TYPED_TEST(CompareTest, IntElemIsExactBeyondDoublePrecision) {
     // Int scalars reach the backend as int64, so 2^53 + 1 is not confused with 2^53.
+    // With 32-bit ints, 2^24 + 1 (not an f32) and INT32_MAX - 1 (next to the top) stand in.
     using B = TypeParam;
-    const std::int64_t big = (std::int64_t{1} << 53) + 1;
-    auto x = Tensor<B, 1, Int>::from_ints({big - 1, big, big + 1});
-    EXPECT_TRUE(equal_to(x.equal_elem(big), TensorData::from<bool>({false, true, false})));
-    EXPECT_TRUE(equal_to(x.greater_elem(big), TensorData::from<bool>({false, false, true})));
-    EXPECT_TRUE(equal_to(x.lower_elem(big), TensorData::from<bool>({true, false, false})));
+    std::vector<std::int64_t> bigs;
+    if constexpr (burn::testing::int64_backend<B>) bigs = {(std::int64_t{1} << 53) + 1};
+    else bigs = {(std::int64_t{1} << 24) + 1, std::int64_t{INT32_MAX} - 1};
+    for (const std::int64_t big : bigs) {
+        SCOPED_TRACE(big);
+        auto x = Tensor<B, 1, Int>::from_ints({big - 1, big, big + 1});
+        EXPECT_TRUE(equal_to(x.equal_elem(big), TensorData::from<bool>({false, true, false})));
+        EXPECT_TRUE(equal_to(x.greater_elem(big), TensorData::from<bool>({false, false, true})));
+        EXPECT_TRUE(equal_to(x.lower_elem(big), TensorData::from<bool>({true, false, false})));
+    }
 }
 
 TYPED_TEST(CompareTest, IsNanAndContainsNaN) {

@@ -116,8 +116,15 @@ TYPED_TEST(CreationTest, FromFloatsIntsBools) {
     auto f3 = F3::from_floats({{{1.25}, {-2}}, {{3}, {4}}});
     EXPECT_EQ(f3.shape(), Shape({2, 2, 1}));
     EXPECT_TRUE(matches(f3, floats<3>({{{1.25}, {-2}}, {{3}, {4}}})));
-    auto i = I1::from_ints({-1, 0, 1, 1LL << 40});
-    EXPECT_TRUE(matches(i, ints<1>({-1, 0, 1, 1LL << 40})));
+    if constexpr (burn::testing::int64_backend<B>) {
+        auto i = I1::from_ints({-1, 0, 1, 1LL << 40});
+        EXPECT_TRUE(matches(i, ints<1>({-1, 0, 1, 1LL << 40})));
+    } else {  // 32-bit ints: the extremes of the type survive
+        auto i = I1::from_ints({-1, 0, 1, INT32_MAX, INT32_MIN});
+        EXPECT_TRUE(matches(i, ints<1>({-1, 0, 1, INT32_MAX, INT32_MIN})));
+        EXPECT_EQ(i.to_data().template to_vec<std::int64_t>(),
+                  (std::vector<std::int64_t>{-1, 0, 1, INT32_MAX, INT32_MIN}));
+    }
     auto b = Bo2::from_bools({{true, false}, {false, true}});
     EXPECT_TRUE(matches(b, bools<2>({{true, false}, {false, true}})));
     // Ragged lists are rejected.
@@ -171,9 +178,19 @@ TYPED_TEST(CreationTest, Arange) {
     // An empty range (Burn's 5..2) gives an empty tensor.
     EXPECT_EQ(I1::arange(5, 2).shape(), Shape({0}));
     EXPECT_EQ(I1::arange_step(0, 5, -1).shape(), Shape({0}));
-    // Values beyond 32 bits survive.
-    EXPECT_TRUE(matches(I1::arange((1LL << 40), (1LL << 40) + 3),
-                        ints<1>({1LL << 40, (1LL << 40) + 1, (1LL << 40) + 2})));
+    if constexpr (burn::testing::int64_backend<B>) {
+        // Values beyond 32 bits survive.
+        EXPECT_TRUE(matches(I1::arange((1LL << 40), (1LL << 40) + 3),
+                            ints<1>({1LL << 40, (1LL << 40) + 1, (1LL << 40) + 2})));
+    } else {
+        // 32-bit ints: values up to the top of the type survive (and are not rounded to f32).
+        constexpr std::int64_t top = INT32_MAX;
+        EXPECT_EQ(I1::arange(top - 3, top).to_data().template to_vec<std::int64_t>(),
+                  (std::vector<std::int64_t>{top - 3, top - 2, top - 1}));
+        EXPECT_EQ(
+            I1::arange_step(INT32_MIN, INT32_MIN + 5, 2).to_data().template to_vec<std::int64_t>(),
+            (std::vector<std::int64_t>{INT32_MIN, INT32_MIN + 2, INT32_MIN + 4}));
+    }
     EXPECT_BURN_ERROR((I1::arange_step(0, 5, 0)), "Tensor::arange_step");
 }
 

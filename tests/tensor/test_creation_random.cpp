@@ -125,11 +125,21 @@ TYPED_TEST(RandomTest, IntUniformInRange) {
     }
     for (std::size_t c : counts) EXPECT_NEAR(static_cast<double>(c) / v.size(), 1.0 / 7.0, 0.01);
     EXPECT_NEAR(stats(v).mean, 0.0, 0.05);
-    // Large bounds (beyond 32 bits).
-    const double lo = 1e12, hi = 1e12 + 10;
-    const Stats big = stats(values(I1::random({1000}, Distribution::Uniform(lo, hi))));
-    EXPECT_GE(big.min, lo);
-    EXPECT_LT(big.max, hi);
+    // Large bounds: beyond 32 bits with 64-bit ints; next to the ends of the type (and beyond
+    // the 24-bit mantissa of an f32) with 32-bit ints (Vulkan<>).
+    std::vector<std::pair<double, double>> bounds;
+    if constexpr (burn::testing::int64_backend<B>) bounds = {{1e12, 1e12 + 10}};
+    else bounds = {{2147483637.0, 2147483647.0}, {-2147483648.0, -2147483638.0}};
+    for (const auto& [lo, hi] : bounds) {
+        SCOPED_TRACE(lo);
+        const auto bv = values(I1::random({1000}, Distribution::Uniform(lo, hi)));
+        const Stats big = stats(bv);
+        EXPECT_GE(big.min, lo);
+        EXPECT_LT(big.max, hi);
+        // Every one of the 10 values is drawn (no rounding to a coarser grid).
+        std::set<double> seen(bv.begin(), bv.end());
+        EXPECT_EQ(seen.size(), 10u);
+    }
 }
 
 TYPED_TEST(RandomTest, IntBernoulliAndNormal) {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Cumulative ops: cumsum, cumprod, cummax, cummin along every dim (also counted from the end) of
 // Float and Int tensors in every stored layout (contiguous, transposed, flipped, step-2) against
-// PyTorch (tests/fixtures/cumulative.json, written by gen_cumulative.py); NaN propagation, int64
-// wrap-around, size-1 and empty dims, dim errors; large tensors (split into column strips and
-// over threads) against a scan computed here; f32 sums accumulated in f64 as PyTorch's CPU kernel.
+// PyTorch (tests/fixtures/cumulative.json, written by gen_cumulative.py); NaN propagation, int
+// wrap-around (at the backend's int width: 64 or 32 bits), size-1 and empty dims, dim errors;
+// large tensors (split into column strips and over threads) against a scan computed here; f32
+// sums accumulated in f64 as PyTorch's CPU kernel.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -107,8 +108,41 @@ TYPED_TEST(CumulativeTest, IntEveryDimEveryLayout) {
 }
 
 TYPED_TEST(CumulativeTest, IntWrapsOnOverflow) {
-    // int64 sums and products wrap modulo 2^64, as torch's int64 kernels.
-    check_case<TypeParam, 1, Int>("fwd_int_wrap", {"cumsum", "cumprod"});
+    using B = TypeParam;
+    if constexpr (burn::testing::int64_backend<B>) {
+        // int64 sums and products wrap modulo 2^64, as torch's int64 kernels.
+        check_case<B, 1, Int>("fwd_int_wrap", {"cumsum", "cumprod"});
+    } else {
+        // 32-bit ints (Vulkan<>) wrap modulo 2^32, as torch's int32 kernels: the same check at
+        // the backend's width, against a scan in uint32 arithmetic computed here.
+        const std::vector<std::int64_t> x = {65537, 32769, 3, 2147483643};
+        using I1 = Tensor<B, 1, Int>;
+        std::vector<std::pair<std::string, I1>> views;
+        views.emplace_back("contiguous", I1::from_ints({x[0], x[1], x[2], x[3]}));
+        views.emplace_back("flipped", I1::from_ints({x[3], x[2], x[1], x[0]}).flip({0}));
+        views.emplace_back("step2", I1::from_ints({x[0], -7, x[1], -7, x[2], -7, x[3], -7})
+                                        .slice({Slice(0, INT64_MAX, 2)}));
+        for (const std::string op : {"cumsum", "cumprod"}) {
+            std::vector<std::int64_t> want;
+            std::uint32_t acc = op == "cumsum" ? 0u : 1u;
+            for (const std::int64_t v : x) {
+                const auto u = static_cast<std::uint32_t>(v);
+                acc = op == "cumsum" ? acc + u : acc * u;
+                want.push_back(static_cast<std::int32_t>(acc));
+            }
+            double exact = op == "cumsum" ? 0.0 : 1.0;
+            for (const std::int64_t v : x)
+                exact = op == "cumsum" ? exact + static_cast<double>(v)
+                                       : exact * static_cast<double>(v);
+            ASSERT_GT(exact, double{INT32_MAX}) << "the values must overflow 32 bits";
+            for (auto& [l, t] : views) {
+                for (const std::int64_t dim : {0, -1}) {
+                    SCOPED_TRACE(l + ", " + op + ", dim " + std::to_string(dim));
+                    EXPECT_EQ(apply(op, t, dim).to_data().template to_vec<std::int64_t>(), want);
+                }
+            }
+        }
+    }
 }
 
 TYPED_TEST(CumulativeTest, UnitDimAndRankOne) {

@@ -23,11 +23,13 @@ std::string streamed(const T& t) {
     return os.str();
 }
 
+/// The Display block of a tensor of backend B on its default device ("Cpu", "Vulkan(0)").
+template <class B>
 std::string block(const std::string& data, const std::string& shape, const std::string& backend,
                   const std::string& kind, const std::string& dtype) {
     return "Tensor {\n  data:\n" + data + ",\n  shape:  " + shape +
-           ",\n  device:  Cpu,\n  backend:  \"" + backend + "\",\n  kind:  \"" + kind +
-           "\",\n  dtype:  \"" + dtype + "\",\n}";
+           ",\n  device:  " + burn::testing::device_name<B>() + ",\n  backend:  \"" + backend +
+           "\",\n  kind:  \"" + kind + "\",\n  dtype:  \"" + dtype + "\",\n}";
 }
 
 TYPED_TEST(PrintTest, FloatBlock) {
@@ -36,15 +38,20 @@ TYPED_TEST(PrintTest, FloatBlock) {
     const std::string fdt(dtype_name(B::float_dtype));
     auto t = F2::from_floats({{1.5, -2.25, 3}, {4, 5, 6}});
     const std::string want =
-        block("[[1.5, -2.25, 3.0],\n [4.0, 5.0, 6.0]]", "[2, 3]", B::name(), "Float", fdt);
+        block<B>("[[1.5, -2.25, 3.0],\n [4.0, 5.0, 6.0]]", "[2, 3]", B::name(), "Float", fdt);
     EXPECT_EQ(streamed(t), want);
     EXPECT_EQ(burn::to_string(t), want);
     const bool f32 = std::is_same_v<typename B::FloatElem, float>;
     // Decorators wrap the inner name: "autodiff<cpu<f32>>".
-    EXPECT_NE(B::name().find(f32 ? "cpu<f32>" : "cpu<f64>"), std::string::npos) << B::name();
+    if constexpr (burn::testing::cpu_backend<B>) {
+        EXPECT_EQ(burn::testing::device_name<B>(), "Cpu");
+        EXPECT_NE(B::name().find(f32 ? "cpu<f32>" : "cpu<f64>"), std::string::npos) << B::name();
+    }
+    if constexpr (requires { typename B::InnerBackend; })
+        EXPECT_EQ(B::name(), "autodiff<" + B::InnerBackend::name() + ">");
     // A transposed view prints its logical values.
-    EXPECT_EQ(streamed(t.transpose()), block("[[1.5, 4.0],\n [-2.25, 5.0],\n [3.0, 6.0]]", "[3, 2]",
-                                             B::name(), "Float", fdt));
+    EXPECT_EQ(streamed(t.transpose()), block<B>("[[1.5, 4.0],\n [-2.25, 5.0],\n [3.0, 6.0]]",
+                                                "[3, 2]", B::name(), "Float", fdt));
 }
 
 TYPED_TEST(PrintTest, IntAndBoolBlocks) {
@@ -52,13 +59,13 @@ TYPED_TEST(PrintTest, IntAndBoolBlocks) {
     CSI_ALIASES(B);
     const std::string idt(dtype_name(B::int_dtype));
     EXPECT_EQ(streamed(I1::from_ints({-1, 0, 42})),
-              block("[-1, 0, 42]", "[3]", B::name(), "Int", idt));
+              block<B>("[-1, 0, 42]", "[3]", B::name(), "Int", idt));
     EXPECT_EQ(streamed(Bo2::from_bools({{true, false}})),
-              block("[[true, false]]", "[1, 2]", B::name(), "Bool", "bool"));
+              block<B>("[[true, false]]", "[1, 2]", B::name(), "Bool", "bool"));
     // Rank 3: blank line between the outer blocks, indentation by depth.
     EXPECT_EQ(streamed(I1::arange(1, 9).template reshape<3>({2, 2, 2})),
-              block("[[[1, 2],\n  [3, 4]],\n\n [[5, 6],\n  [7, 8]]]", "[2, 2, 2]", B::name(), "Int",
-                    idt));
+              block<B>("[[[1, 2],\n  [3, 4]],\n\n [[5, 6],\n  [7, 8]]]", "[2, 2, 2]", B::name(),
+                       "Int", idt));
 }
 
 TYPED_TEST(PrintTest, ShortestRoundTripAndSpecialValues) {
@@ -68,8 +75,8 @@ TYPED_TEST(PrintTest, ShortestRoundTripAndSpecialValues) {
     auto t = F2::full({2, 3}, 0.123456789);
     const std::string v = f32 ? "0.12345679" : "0.123456789";
     const std::string row = "[" + v + ", " + v + ", " + v + "]";
-    EXPECT_EQ(streamed(t), block("[" + row + ",\n " + row + "]", "[2, 3]", B::name(), "Float",
-                                 std::string(dtype_name(B::float_dtype))));
+    EXPECT_EQ(streamed(t), block<B>("[" + row + ",\n " + row + "]", "[2, 3]", B::name(), "Float",
+                                    std::string(dtype_name(B::float_dtype))));
     const double inf = std::numeric_limits<double>::infinity();
     const std::string d =
         format_data(F1::from_floats({std::nan(""), inf, -inf, -0.5, 1e20}).to_data(), {});
@@ -84,7 +91,7 @@ TYPED_TEST(PrintTest, Precision) {
     o.precision = 2;
     const std::string fdt(dtype_name(B::float_dtype));
     const std::string want =
-        block("[[0.12, 0.12, 0.12],\n [0.12, 0.12, 0.12]]", "[2, 3]", B::name(), "Float", fdt);
+        block<B>("[[0.12, 0.12, 0.12],\n [0.12, 0.12, 0.12]]", "[2, 3]", B::name(), "Float", fdt);
     EXPECT_EQ(burn::to_string(t, o), want);
     set_print_options(o);
     EXPECT_EQ(print_options().precision, std::optional<int>(2));
@@ -137,8 +144,8 @@ TYPED_TEST(PrintTest, Summarisation) {
 TYPED_TEST(PrintTest, EmptyAndTensorData) {
     using B = TypeParam;
     CSI_ALIASES(B);
-    EXPECT_EQ(streamed(F2::zeros({0, 3})),
-              block("[]", "[0, 3]", B::name(), "Float", std::string(dtype_name(B::float_dtype))));
+    EXPECT_EQ(streamed(F2::zeros({0, 3})), block<B>("[]", "[0, 3]", B::name(), "Float",
+                                                    std::string(dtype_name(B::float_dtype))));
     EXPECT_EQ(streamed(TensorData::from<std::int32_t>({1, 2})), "[1, 2]");
     EXPECT_EQ(TensorData::from<bool>({true}).to_string(), "[true]");
     EXPECT_EQ(streamed(TensorData::from<f16>({f16(0.5f)})), "[0.5]");

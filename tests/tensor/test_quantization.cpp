@@ -373,10 +373,12 @@ TYPED_TEST(QuantizationTest, Printing) {
     auto x = Tensor<B, 2>::from_floats({{-1, 0.5}, {2, 3}});
     auto q = x.quantize(QuantizationScheme::PerTensorSymmetric(QInt8),
                         QuantizationParameters<B>::from_values({0.5f}, std::nullopt));
-    const std::string want = "Tensor {\n  data:\n[[-1.0, 0.5],\n [2.0, 3.0]],\n  shape:  [2, 2],"
-                             "\n  device:  Cpu,\n  backend:  \"" + B::name() +
-                             "\",\n  kind:  \"Float\",\n  dtype:  \"qint8\",\n  qscheme:  "
-                             "\"PerTensorSymmetric(QInt8)\",\n}";
+    const std::string want =
+        "Tensor {\n  data:\n[[-1.0, 0.5],\n [2.0, 3.0]],\n  shape:  [2, 2],"
+        "\n  device:  " +
+        burn::testing::device_name<B>() + ",\n  backend:  \"" + B::name() +
+        "\",\n  kind:  \"Float\",\n  dtype:  \"qint8\",\n  qscheme:  "
+        "\"PerTensorSymmetric(QInt8)\",\n}";
     EXPECT_EQ(burn::to_string(q), want);
     EXPECT_EQ(q.to_data().to_string(), "[[-1.0, 0.5],\n [2.0, 3.0]]");
 }
