@@ -3,7 +3,9 @@
 // (flags bit 2: b is the scalar in p0 (i64: p0, p1)). Define ELEM and BURN_FLOAT, BURN_INT (with
 // UELEM) or BURN_BOOL (ELEM uint) before including. Op codes: burn::vk::BinaryOp values; with
 // BURN_COMPARE defined, burn::vk::CmpOp values and a bool (uint) output.
-// Bindings: 0 metas [a, b], 1 a, 2 b, 3 out (may alias a dense a or b).
+// Bindings: 0 metas [a, b], 1 a, 2 b, 3 out (may alias a dense a or b); integer arithmetic
+// (BURN_INT without BURN_COMPARE) also 4 the error words (device_error.glsl): a division or
+// remainder by zero gives 0 and is reported with op id pc.pad0.
 layout(local_size_x_id = 0) in;
 #include "index.glsl"
 #include "tensor_meta.glsl"
@@ -20,6 +22,10 @@ layout(std430, set = 0, binding = 3) writeonly buffer Out { ELEM out_[]; };
 #include "elementwise_common.glsl"
 #ifdef BURN_INT
 #include "elementwise_int.glsl"
+#endif
+#if defined(BURN_INT) && !defined(BURN_COMPARE)
+#define BURN_ERROR_BINDING 4
+#include "device_error.glsl"
 #endif
 
 ELEM scalar_operand() {
@@ -67,8 +73,12 @@ ELEM apply(ELEM x, ELEM y) {
         case 0u: return x + y;
         case 1u: return x - y;
         case 2u: return x * y;
-        case 3u: return burn_idiv(x, y);
-        case 4u: return burn_irem(x, y);
+        case 3u:
+            if (y == ELEM(0)) burn_report_error(BURN_ERROR_DIVISION_BY_ZERO, pc.pad0, 0, 0u, 0u);
+            return burn_idiv(x, y);
+        case 4u:
+            if (y == ELEM(0)) burn_report_error(BURN_ERROR_REMAINDER_BY_ZERO, pc.pad0, 0, 0u, 0u);
+            return burn_irem(x, y);
         case 5u: return burn_ipow(x, y);
         case 6u: return max(x, y);
         case 7u: return min(x, y);

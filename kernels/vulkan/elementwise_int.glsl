@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Integer helpers of the element-wise shaders for ELEM (int or int64_t) with UELEM its unsigned
-// type: wrapping arithmetic as the CPU backend's. Division and remainder by zero give 0 and
-// negative powers give 0 here (the CPU backend throws; shaders cannot).
+// type: wrapping arithmetic as the CPU backend's. Division and remainder by zero give 0 here
+// (the CPU backend throws: elementwise_binary.glsl reports them to the device error buffer, thrown
+// at the next read) and negative powers give 0 (a negative scalar exponent throws at the op).
 ELEM burn_ineg(ELEM a) { return ELEM(UELEM(0) - UELEM(a)); }
 ELEM burn_iabs(ELEM a) { return a < ELEM(0) ? burn_ineg(a) : a; }
 ELEM burn_isign(ELEM a) { return ELEM(int(ELEM(0) < a) - int(a < ELEM(0))); }

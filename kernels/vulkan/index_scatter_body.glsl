@@ -8,11 +8,16 @@
 //   mode 1 (embedding backward, t unused when k0 == 0: starts from 0): out[r, j] = sum over k < K of
 //     val[row-major k * D + j] where idx[row-major k] == r.
 // Launches after the first one (k0 > 0) pass the previous output as t (dense).
-// Defines: ELEM. Specialization constant 0: workgroup size. Push: { dim, k0, k1, mode, idx64, n }.
-// Bindings: 0 metas[4] (out, t, idx, val), 1 t, 2 index words, 3 values, 4 output.
+// Out-of-range indices add nothing and are reported (device_error.glsl) by the invocations
+// with c[dim] == 0 (mode 0) or by invocation 0 (mode 1).
+// Defines: ELEM. Specialization constant 0: workgroup size. Push: { dim, k0, k1, mode, idx64, n,
+// op }. Bindings: 0 metas[4] (out, t, idx, val), 1 t, 2 index words, 3 values, 4 output, 5 error
+// words.
 layout(local_size_x_id = 0) in;
 #include "index.glsl"
 #include "tensor_meta.glsl"
+#define BURN_ERROR_BINDING 5
+#include "device_error.glsl"
 
 layout(std430, set = 0, binding = 0) readonly buffer Metas { TensorMeta metas[]; };
 layout(std430, set = 0, binding = 1) readonly buffer T { ELEM t_[]; };
@@ -26,6 +31,7 @@ layout(push_constant) uniform Push {
     uint mode;
     uint idx64;
     uint n;
+    uint op;  // the op id for error reports
 } pc;
 
 int read_index(uint p) {
@@ -48,7 +54,10 @@ void main() {
         const int r = int(i / d), j = int(i % d);
         ELEM acc = pc.k0 == 0u ? ELEM(0) : t_[i];
         for (uint k = pc.k0; k < pc.k1; ++k) {
-            if (read_index(burn_strided_index(im, k)) == r) acc += val_[burn_strided_index(vm, k * d + uint(j))];
+            const int x = read_index(burn_strided_index(im, k));
+            if (x == r) acc += val_[burn_strided_index(vm, k * d + uint(j))];
+            if (i == 0u && (x < 0 || uint(x) >= om.shape[0]))
+                burn_report_error(BURN_ERROR_INDEX_OUT_OF_RANGE, pc.op, x, om.shape[0], 0u);
         }
         out_[i] = acc;
         return;
@@ -72,8 +81,12 @@ void main() {
     ELEM acc = t_[tp];
     if (inside) {
         const int is = im.strides[pc.dim], vs = vm.strides[pc.dim];
+        const uint bound = om.shape[pc.dim];
         for (uint k = pc.k0; k < pc.k1; ++k) {
-            if (read_index(uint(ip + int(k) * is)) == target) acc += val_[vp + int(k) * vs];
+            const int x = read_index(uint(ip + int(k) * is));
+            if (x == target) acc += val_[vp + int(k) * vs];
+            if (target == 0 && (x < 0 || uint(x) >= bound))
+                burn_report_error(BURN_ERROR_INDEX_OUT_OF_RANGE, pc.op, x, bound, pc.dim);
         }
     }
     out_[i] = acc;

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "burn/backend/vulkan.hpp"
+#include "burn/burn.hpp"
 #include "kernels.hpp"
 #include "runtime.hpp"
 
@@ -451,3 +452,27 @@ TEST_F(Vulkan, ThreadsShareTheContext) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------------------- device errors
+// (more in test_vk_errors.cpp: the deferred reports through the tensor API)
+
+TEST_F(Vulkan, DeviceErrorsThrowAtTheOpInSynchronousMode) {
+    using I1 = burn::Tensor<burn::Vulkan<>, 1, burn::Int>;
+    const bool was = ctx->sync_errors();
+    ctx->set_sync_errors(true);
+    auto a = I1::from_ints({4, -3});
+    auto z = I1::from_ints({1, 0});
+    try {
+        (void)a.div(z);
+        ADD_FAILURE() << "expected burn::Error at the op";
+    } catch (const burn::Error& e) {
+        EXPECT_TRUE(contains(e.what(), "Vulkan div: integer division by zero")) << e.what();
+    }
+    EXPECT_NO_THROW((void)a.div(I1::from_ints({2, 1})));
+    ctx->set_sync_errors(was);
+    // Deferred (the default): the op returns, the read throws, then the error is cleared.
+    auto q = a.div(z);
+    EXPECT_THROW((void)q.to_data(), burn::Error);
+    EXPECT_NO_THROW(ctx->sync());
+    EXPECT_EQ(a.rem(I1::from_ints({3, 2})).to_data(), I1::from_ints({1, 1}).to_data());
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Per-device Context: logical device, pools, pipeline cache, batched command recording.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -70,6 +71,8 @@ std::shared_ptr<Context> Context::get(const VulkanDevice& device) {
 }
 
 Context::Context(std::shared_ptr<DeviceHandle> device) : device_(std::move(device)) {
+    if (const char* e = std::getenv("BURN_VULKAN_SYNC_ERRORS"))
+        sync_errors_ = *e != '\0' && std::string_view(e) != "0";
     pool_ = std::make_shared<MemoryPool>(device_, MemoryPool::Kind::Device);
     staging_ = std::make_shared<MemoryPool>(device_, MemoryPool::Kind::Staging);
     VkCommandPoolCreateInfo ci{};
@@ -326,8 +329,83 @@ void Context::flush() {
 
 void Context::sync() {
     std::lock_guard lock(mutex_);
+    std::optional<Buffer> staged;
+    if (errors_armed_) staged = stage_errors_locked(current());
     submit_locked();
     wait_locked(0);
+    raise_errors_locked(staged);
+}
+
+// --------------------------------------------------------------------------- device errors
+
+namespace {
+constexpr std::size_t kErrorWords = 8;
+}
+
+const Buffer& Context::error_buffer() {
+    std::lock_guard lock(mutex_);
+    if (!errors_) {
+        errors_ = pool_->allocate(kErrorWords * 4);
+        Batch& b = current();
+        barrier(b);
+        vkCmdFillBuffer(b.cmd, errors_->handle(), errors_->offset(), kErrorWords * 4, 0u);
+    }
+    errors_armed_ = true;
+    return *errors_;
+}
+
+std::uint32_t Context::error_op(std::string_view name) {
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < error_ops_.size(); ++i)
+        if (error_ops_[i] == name) return static_cast<std::uint32_t>(i + 1);
+    error_ops_.emplace_back(name);
+    return static_cast<std::uint32_t>(error_ops_.size());
+}
+
+std::optional<Buffer> Context::stage_errors_locked(Batch& b) {
+    if (!errors_armed_ || !errors_) return std::nullopt;
+    Buffer staging = staging_->allocate(kErrorWords * 4);
+    barrier(b);
+    VkBufferCopy region{errors_->offset(), staging.offset(), kErrorWords * 4};
+    vkCmdCopyBuffer(b.cmd, errors_->handle(), staging.handle(), 1, &region);
+    VkMemoryBarrier mb{};
+    mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(b.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                         &mb, 0, nullptr, 0, nullptr);
+    // Everything armed so far is in this submission: the check is disarmed until the next op
+    // binds the buffer.
+    errors_armed_ = false;
+    return staging;
+}
+
+void Context::raise_errors_locked(const std::optional<Buffer>& staged) {
+    if (!staged) return;
+    std::uint32_t w[kErrorWords];
+    std::memcpy(w, staged->mapped(), sizeof w);
+    if (w[0] == 0) return;
+    // Clear the words for the next ops (recorded: runs before anything recorded later).
+    Batch& b = current();
+    barrier(b);
+    vkCmdFillBuffer(b.cmd, errors_->handle(), errors_->offset(), kErrorWords * 4, 0u);
+    const std::string op = w[1] >= 1 && w[1] <= error_ops_.size() ? error_ops_[w[1] - 1]
+                                                                  : std::string("kernel");
+    const char* when = " (reported at the next read: GPU kernels run asynchronously)";
+    switch (w[0]) {
+        case kErrorIndexOutOfRange:
+            detail::fail("Vulkan ", op, ": index ", static_cast<std::int32_t>(w[2]),
+                         " out of range for dimension ", w[4], " of size ", w[3], when);
+        case kErrorIndexOutsidePlane:
+            detail::fail("Vulkan ", op, ": index ", static_cast<std::int32_t>(w[2]),
+                         " is outside its plane of ", w[3], " elements", when);
+        case kErrorDivisionByZero:
+            detail::fail("Vulkan ", op, ": integer division by zero", when);
+        case kErrorRemainderByZero:
+            detail::fail("Vulkan ", op, ": integer remainder by zero", when);
+        default:
+            detail::fail("Vulkan ", op, ": device error ", w[0], when);
+    }
 }
 
 void Context::set_batch_limit(std::size_t n) {
@@ -403,6 +481,16 @@ void Context::dispatch(const Pipeline& p, std::span<const Buffer* const> buffers
     b.bindings += p.bindings;
     ++stats_.dispatches;
     if (b.dispatches >= batch_limit_) submit_locked();
+    if (sync_errors_ && errors_) {  // synchronous error mode: check right after the dispatch
+        bool checked = false;
+        for (const Buffer* buf : buffers) checked = checked || buf == &*errors_;
+        if (checked) {
+            std::optional<Buffer> staged = stage_errors_locked(current());
+            submit_locked();
+            wait_locked(0);
+            raise_errors_locked(staged);
+        }
+    }
 }
 
 Buffer Context::upload(std::span<const std::byte> bytes) {
@@ -470,8 +558,11 @@ std::vector<std::byte> Context::read(const Buffer& src, std::size_t offset, std:
         mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
         vkCmdPipelineBarrier(b.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0,
                              1, &mb, 0, nullptr, 0, nullptr);
+        std::optional<Buffer> staged;
+        if (errors_armed_) staged = stage_errors_locked(b);
         submit_locked();
         wait_locked(0);
+        raise_errors_locked(staged);
     }
     std::memcpy(out.data(), staging.mapped(), size);
     return out;

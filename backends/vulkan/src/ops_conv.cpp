@@ -331,6 +331,10 @@ VulkanTensor conv_bias_backward(VulkanTensor grad) {
     VulkanTensor out = alloc(Shape{C}, grad.dtype, grad.device);
     if (C == 0) return out;
     Context& ctx = context(grad);
+    if (grad.num_elements() == 0) {  // empty batch or spatial extent: the sums are zero
+        ctx.fill_u32(buffer_of(out), 0u, C * 4);
+        return out;
+    }
     Geo g;
     g.batch = i32(grad.shape[0]);
     g.cout = i32(C);

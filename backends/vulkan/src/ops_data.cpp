@@ -36,7 +36,8 @@ VulkanTensor empty(const Shape& shape, DType dtype, const VulkanDevice& device) 
 }
 
 VulkanTensor from_data(const TensorData& data, DType target, const VulkanDevice& device) {
-    BURN_CHECK(!data.is_quantized(), "Vulkan from_data: quantized data goes through quantized_from_data");
+    // As the CPU backend: quantized (and f16/bf16) data is read as its (dequantized) values.
+    if (data.is_quantized()) return from_data(data.convert(DType::F32), target, device);
     check_u32("from_data", data.num_elements());
     (void)device_element_size(target);  // rejects unsupported dtypes with a clear message
     if (target == DType::I64)
@@ -94,6 +95,7 @@ TensorData into_data(const VulkanTensor& t) {
 
 VulkanTensor to_device(VulkanTensor t, const VulkanDevice& device) {
     if (t.device == device) return t;
+    if (t.qinfo) return quantized_from_data(quantized_into_data(t), device);
     return from_data(into_data(t), t.dtype, device);
 }
 

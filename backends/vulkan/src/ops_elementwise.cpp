@@ -166,6 +166,11 @@ DType promote(DType a, DType b) {
     return dtype_size(a) >= dtype_size(b) ? a : b;
 }
 
+/// Whether `shader` is integer arithmetic (elementwise_binary_i32/i64: binds the error words).
+bool int_arith(const char* shader, DType dt) {
+    return std::string_view(shader) == "elementwise_binary" && (dt == DType::I32 || dt == DType::I64);
+}
+
 /// Tensor-tensor binary shader (arithmetic or compare) into a new or reused output.
 VulkanTensor run_binary(const char* name, const char* shader, std::uint32_t code, VulkanTensor lhs,
                         VulkanTensor rhs, DType out_dtype) {
@@ -182,6 +187,14 @@ VulkanTensor run_binary(const char* name, const char* shader, std::uint32_t code
     const auto metas =
         metas_if(push.flags != 3u, context(lhs),
                  {meta_broadcast(lhs, shape), meta_broadcast(rhs, shape)}, buffer_of(lhs));
+    if (int_arith(shader, lhs.dtype)) {  // reports division / remainder by zero
+        Context& ctx = context(lhs);
+        push.pad0 = ctx.error_op(name);
+        launch(name, variant(shader, lhs.dtype),
+               {metas.get(), &buffer_of(lhs), &buffer_of(rhs), &buffer_of(out), &ctx.error_buffer()},
+               push, n, lhs.device);
+        return out;
+    }
     launch(name, variant(shader, lhs.dtype),
            {metas.get(), &buffer_of(lhs), &buffer_of(rhs), &buffer_of(out)}, push, n, lhs.device);
     return out;
@@ -199,6 +212,13 @@ VulkanTensor run_binary_scalar(const char* name, const char* shader, std::uint32
     set_scalar(push, lhs.dtype, rhs, 0);
     const Buffer& a = buffer_of(lhs);
     const auto metas = metas_if((push.flags & 1u) == 0u, context(lhs), {meta(lhs)}, a);
+    if (int_arith(shader, lhs.dtype)) {  // binds the error words (a zero scalar throws above)
+        Context& ctx = context(lhs);
+        push.pad0 = ctx.error_op(name);
+        launch(name, variant(shader, lhs.dtype),
+               {metas.get(), &a, &a, &buffer_of(out), &ctx.error_buffer()}, push, n, lhs.device);
+        return out;
+    }
     launch(name, variant(shader, lhs.dtype), {metas.get(), &a, &a, &buffer_of(out)}, push, n,
            lhs.device);
     return out;

@@ -15,8 +15,9 @@
 //    step (index_sort_step); then the values are copied through the sorted indices (bit-exact).
 //  - argwhere: per-block counts, host prefix sum (the output shape needs the count: one wait),
 //    per-block writes in row-major order.
-// Indices outside their dim are not reported as errors here (that would need a wait): gather
-// reads zeros for them and the scatters skip them.
+// Indices outside their dim: gather reads zeros for them and the scatters skip them, and the
+// kernels report them to the device error buffer (Context::error_buffer(): burn::Error at the
+// next read, or at the op with BURN_VULKAN_SYNC_ERRORS=1).
 // Possible speed-ups: a radix sort for long lanes, a parallel scan for argwhere, sort-by-index
 // or atomics for scatters with long index dims (embedding_backward scans every index for every
 // output element).
@@ -48,18 +49,21 @@ void check_index_dtype(const char* op, DType d) {
 std::uint32_t words_of(DType d) { return static_cast<std::uint32_t>(device_element_size(d) / 4); }
 
 /// Runs index_gather: out (contiguous, shape of om) from t at indices.
-void launch_gather(const VulkanTensor& t, const VulkanTensor& indices, const VulkanTensor& out, std::size_t dim,
-                   const TensorMeta& tm, const TensorMeta& im) {
+/// Out-of-range indices give zeros and are reported through the device error buffer (thrown at
+/// the next read: Context::error_buffer()).
+void launch_gather(const char* op, const VulkanTensor& t, const VulkanTensor& indices, const VulkanTensor& out,
+                   std::size_t dim, const TensorMeta& tm, const TensorMeta& im, std::size_t op_dim) {
     const std::size_t n = out.num_elements();
     if (n == 0) return;
-    check_u32("gather", n);
+    check_u32(op, n);
     Context& ctx = context(t);
-    const auto& p = ctx.pipeline({.shader = "index_gather", .spec = {kWorkgroup}, .bindings = 4, .push_bytes = 16});
+    const auto& p = ctx.pipeline({.shader = "index_gather", .spec = {kWorkgroup}, .bindings = 5, .push_bytes = 24});
     const Buffer metas = meta_buffer(ctx, {meta(out), tm, im});
     struct {
-        std::uint32_t dim, words, idx64, n;
-    } push{u32(dim), words_of(t.dtype), indices.dtype == DType::I64 ? 1u : 0u, u32(n)};
-    ctx.dispatch(p, {&metas, &buffer_of(t), &buffer_of(indices), &buffer_of(out)}, push,
+        std::uint32_t dim, words, idx64, n, op, op_dim;
+    } push{u32(dim), words_of(t.dtype), indices.dtype == DType::I64 ? 1u : 0u, u32(n), ctx.error_op(op), u32(op_dim)};
+    const Buffer& errors = ctx.error_buffer();
+    ctx.dispatch(p, {&metas, &buffer_of(t), &buffer_of(indices), &buffer_of(out), &errors}, push,
                  grid_1d(n, kWorkgroup, ctx.features()));
 }
 
@@ -76,12 +80,13 @@ void launch_scatter(const char* op, const VulkanTensor* t, const VulkanTensor& i
                ": unsupported dtype ", dtype_name(out.dtype));
     Context& ctx = context(out);
     const auto& p = ctx.pipeline({.shader = std::string("index_scatter_") + dtype_suffix(out.dtype),
-                                  .spec = {kWorkgroup}, .bindings = 5, .push_bytes = 24});
+                                  .spec = {kWorkgroup}, .bindings = 6, .push_bytes = 28});
     const Buffer metas = meta_buffer(ctx, {meta(out), tm, im, vm});
     const Buffer out_metas = meta_buffer(ctx, {meta(out), meta(out), im, vm});
     struct {
-        std::uint32_t dim, k0, k1, mode, idx64, n;
-    } push{u32(dim), 0, 0, mode, indices.dtype == DType::I64 ? 1u : 0u, u32(n)};
+        std::uint32_t dim, k0, k1, mode, idx64, n, op;
+    } push{u32(dim), 0, 0, mode, indices.dtype == DType::I64 ? 1u : 0u, u32(n), ctx.error_op(op)};
+    const Buffer& errors = ctx.error_buffer();
     // Empty index / value tensors have no buffer to bind: bind the output instead (never read).
     const Buffer& tb = t ? buffer_of(*t) : buffer_of(out);
     const Buffer& ib = indices.num_elements() ? buffer_of(indices) : buffer_of(out);
@@ -93,8 +98,8 @@ void launch_scatter(const char* op, const VulkanTensor* t, const VulkanTensor& i
     do {
         push.k0 = u32(k0);
         push.k1 = u32(std::min(k, k0 + chunk));
-        if (k0 == 0) ctx.dispatch(p, {&metas, &tb, &ib, &vb, &buffer_of(out)}, push, grid_1d(n, kWorkgroup, ctx.features()));
-        else ctx.dispatch(p, {&out_metas, &buffer_of(out), &ib, &vb, &buffer_of(out)}, push, grid_1d(n, kWorkgroup, ctx.features()));
+        if (k0 == 0) ctx.dispatch(p, {&metas, &tb, &ib, &vb, &buffer_of(out), &errors}, push, grid_1d(n, kWorkgroup, ctx.features()));
+        else ctx.dispatch(p, {&out_metas, &buffer_of(out), &ib, &vb, &buffer_of(out), &errors}, push, grid_1d(n, kWorkgroup, ctx.features()));
         k0 += chunk;
     } while (k0 < k);
 }
@@ -203,7 +208,7 @@ VulkanTensor gather(std::size_t dim, VulkanTensor t, VulkanTensor indices) {
     VulkanTensor out = alloc(indices.shape, t.dtype, t.device);
     if (out.num_elements() == 0) return out;
     BURN_CHECK(t.shape[dim] > 0, "Vulkan gather: index out of bounds for dim ", dim, " with size 0");
-    launch_gather(t, indices, out, dim, meta(t), meta(indices));
+    launch_gather("gather", t, indices, out, dim, meta(t), meta(indices), dim);
     return out;
 }
 
@@ -235,7 +240,7 @@ VulkanTensor select(VulkanTensor t, std::size_t dim, VulkanTensor indices) {
     out_shape[dim] = indices.shape[0];
     VulkanTensor out = alloc(out_shape, t.dtype, t.device);
     if (out.num_elements() == 0) return out;
-    launch_gather(t, indices, out, dim, meta(t), select_index_meta(indices, out_shape, dim));
+    launch_gather("select", t, indices, out, dim, meta(t), select_index_meta(indices, out_shape, dim), dim);
     return out;
 }
 
@@ -332,7 +337,7 @@ VulkanTensor embedding(VulkanTensor weights, VulkanTensor indices) {
         im.numel = u32(out.num_elements());
         im.shape[r - 1] = u32(d);
         im.strides[r - 1] = 0;
-        launch_gather(weights, indices, out, r - 2, tm, im);
+        launch_gather("embedding", weights, indices, out, r - 2, tm, im, 0);
     }
     if (scalar) {
         out.shape = Shape{d};

@@ -172,8 +172,18 @@ VulkanTensor max_pool_backward(VulkanTensor x, VulkanTensor grad, VulkanTensor i
     g.prm.view(24, grad);
     g.prm.view(30, indices);
     g.prm.p[21] = indices.dtype == DType::I64 ? 2 : 1;
-    run(context(x), "pool_max_backward_f32",
-        {&buffer_of(grad), &buffer_of(indices), &buffer_of(gx)}, g.prm, gx.num_elements());
+    // Indices outside their plane are reported through the device error buffer (thrown at the
+    // next read): invocation o < outputs checks output o's index.
+    Context& ctx = context(x);
+    const std::size_t total = gx.num_elements(), outs = grad.num_elements();
+    check_u32(op, outs);
+    g.prm.p[20] = i32(total);
+    g.prm.p[22] = i32(ctx.error_op(op));
+    g.prm.p[23] = i32(outs);
+    const Buffer pb = ctx.upload(std::as_bytes(std::span<const std::int32_t>(g.prm.p)));
+    const auto& pl = ctx.pipeline({.shader = "pool_max_backward_f32", .spec = {kWg}, .bindings = 5, .push_bytes = 4});
+    ctx.dispatch(pl, {&buffer_of(grad), &buffer_of(indices), &buffer_of(gx), &pb, &ctx.error_buffer()},
+                 kDummyPush, grid_1d(std::max(total, outs), kWg, ctx.features()));
     return gx;
 }
 

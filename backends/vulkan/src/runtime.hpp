@@ -26,6 +26,7 @@
 #include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -282,6 +283,32 @@ public:
         dispatch(p, std::span<const Buffer* const>(buffers.begin(), buffers.size()), bytes,
                  groups);
     }
+    // ---- device errors (recoverable device-side asserts)
+    /// Shaders that detect an error the CPU backend would throw (an index out of range, an
+    /// integer division by zero) bind this buffer (device_error.glsl) and report the first one:
+    /// words { code, op id, value, bound, dim } (code 0: none). Calling this arms the check: the
+    /// next read()/sync() then also reads the words after waiting and, if an error was
+    /// reported, clears it and throws burn::Error naming the op and the details (GPU kernels
+    /// run asynchronously: the error surfaces at that read, not at the op).
+    const Buffer& error_buffer();
+    /// The id of an op name for the error words (registered on first use).
+    std::uint32_t error_op(std::string_view name);
+    /// Synchronous errors (as CUDA_LAUNCH_BLOCKING=1; default off, on with the environment
+    /// variable BURN_VULKAN_SYNC_ERRORS=1): every dispatch that binds the error buffer is
+    /// submitted and waited for at once, so the error throws at the op (slow: debugging).
+    void set_sync_errors(bool on) {
+        std::lock_guard lock(mutex_);
+        sync_errors_ = on;
+    }
+    bool sync_errors() const {
+        std::lock_guard lock(mutex_);
+        return sync_errors_;
+    }
+    static constexpr std::uint32_t kErrorIndexOutOfRange = 1;  // value, bound, dim
+    static constexpr std::uint32_t kErrorDivisionByZero = 2;
+    static constexpr std::uint32_t kErrorRemainderByZero = 3;
+    static constexpr std::uint32_t kErrorIndexOutsidePlane = 4;  // value, plane size (pooling)
+
     /// Submits what is recorded (no wait).
     void flush();
     /// Submits and waits until the device is idle for this Context.
@@ -311,6 +338,11 @@ private:
     void recycle(Batch& b);
     Batch make_batch();
     void destroy_batch(Batch& b) noexcept;
+    /// Under mutex_, before a submit: records a copy of the error words into a staging buffer
+    /// when the check is armed (returned; empty otherwise).
+    std::optional<Buffer> stage_errors_locked(Batch& b);
+    /// Under mutex_, after the wait: throws the reported error, if any (and clears it).
+    void raise_errors_locked(const std::optional<Buffer>& staged);
 
     std::shared_ptr<DeviceHandle> device_;
     std::shared_ptr<MemoryPool> pool_, staging_;
@@ -324,6 +356,10 @@ private:
     std::deque<Batch> in_flight_;
     std::vector<Batch> free_batches_;
     ContextStats stats_;
+    std::optional<Buffer> errors_;  // the device error words (error_buffer())
+    bool errors_armed_ = false;
+    bool sync_errors_ = false;
+    std::vector<std::string> error_ops_;
 
     std::mutex pipeline_mutex_;
     std::unordered_map<std::string, std::unique_ptr<Pipeline>> pipelines_;
