@@ -180,10 +180,11 @@ TYPED_TEST(EmbeddingUnfoldTest, EmbeddingIndexOutOfRangeThrows) {
     EXPECT_BURN_ERROR(module::embedding(w, Tensor<B, 2, Int>::from_ints({{-1, 2}})), "embedding");
     // the kernel checks too (a backend op called directly)
     auto bad = Tensor<B, 1, Int>::from_ints({1, 9});
-    EXPECT_BURN_ERROR(B::embedding(w.primitive(), bad.primitive()), "embedding");
+    EXPECT_BURN_ERROR((Tensor<B, 2>(B::embedding(w.primitive(), bad.primitive())).to_data()), "embedding");
     auto g = Tensor<B, 2>::ones(Shape{2, 3});
-    EXPECT_BURN_ERROR(B::embedding_backward(w.primitive(), g.primitive(), bad.primitive()),
-                      "embedding_backward");
+    EXPECT_BURN_ERROR(
+        (Tensor<B, 2>(B::embedding_backward(w.primitive(), g.primitive(), bad.primitive())).to_data()),
+        "embedding_backward");
     // an empty index tensor gives an empty lookup
     auto none = Tensor<B, 2, Int>::zeros(Shape{0, 5});
     EXPECT_EQ(module::embedding(w, none).shape(), Shape({0, 5, 3}));

@@ -39,10 +39,11 @@ TYPED_TEST(IndexingTest, Gather) {
         // Shape and range errors.
         EXPECT_BURN_ERROR((x.gather(2, g1)), "Tensor::gather");
         EXPECT_BURN_ERROR((x.gather(1, I2::zeros({4, 2}))), "Tensor::gather");
-        EXPECT_BURN_ERROR((x.gather(0, I2::full({1, 1}, 3))), "gather");
-        EXPECT_BURN_ERROR((x.gather(1, I2::full({1, 1}, 4))), "gather");
-        EXPECT_BURN_ERROR((x.gather(1, I2::full({1, 1}, -1))), "gather");
-        EXPECT_BURN_ERROR((x.gather(0, I2::from_ints({{0, 1, 1000000, 0}}))), "gather");
+        // Range errors may come from the op or, on asynchronous backends (Vulkan), from the next read.
+        EXPECT_BURN_ERROR((x.gather(0, I2::full({1, 1}, 3)).to_data()), "gather");
+        EXPECT_BURN_ERROR((x.gather(1, I2::full({1, 1}, 4)).to_data()), "gather");
+        EXPECT_BURN_ERROR((x.gather(1, I2::full({1, 1}, -1)).to_data()), "gather");
+        EXPECT_BURN_ERROR((x.gather(0, I2::from_ints({{0, 1, 1000000, 0}})).to_data()), "gather");
     }
     for (auto& [name, x3] : csi::in_layouts<B, 3>("gather", "x3")) {
         SCOPED_TRACE(name);
@@ -86,8 +87,8 @@ TYPED_TEST(IndexingTest, ScatterIsScatterAdd) {
         EXPECT_BURN_ERROR((x.scatter(1, s1, F2::zeros({3, 2}))),
                           "Tensor::scatter");  // idx > values
         EXPECT_BURN_ERROR((x.scatter(1, I2::zeros({4, 1}), F2::zeros({4, 1}))), "Tensor::scatter");
-        EXPECT_BURN_ERROR((x.scatter(0, I2::full({1, 1}, 3), F2::zeros({1, 1}))), "scatter");
-        EXPECT_BURN_ERROR((x.scatter(1, I2::full({1, 1}, -1), F2::zeros({1, 1}))), "scatter");
+        EXPECT_BURN_ERROR((x.scatter(0, I2::full({1, 1}, 3), F2::zeros({1, 1})).to_data()), "scatter");
+        EXPECT_BURN_ERROR((x.scatter(1, I2::full({1, 1}, -1), F2::zeros({1, 1})).to_data()), "scatter");
     }
     for (auto& [name, xi] : csi::in_layouts<B, 2, Int>("scatter", "xi")) {
         SCOPED_TRACE(name);
@@ -128,9 +129,9 @@ TYPED_TEST(IndexingTest, SelectIsIndexSelect) {
         EXPECT_TRUE(matches(x.select(0, I1::zeros({0})), out("select", "x_empty")));
         EXPECT_TRUE(matches(x.transpose().select(0, i1), out("select", "xt_0")));
         EXPECT_BURN_ERROR((x.select(2, i1)), "Tensor::select");
-        EXPECT_BURN_ERROR((x.select(0, I1::from_ints({0, 4}))), "select");
-        EXPECT_BURN_ERROR((x.select(1, I1::from_ints({-1}))), "select");
-        EXPECT_BURN_ERROR((x.select(1, I1::from_ints({3}))), "select");
+        EXPECT_BURN_ERROR((x.select(0, I1::from_ints({0, 4})).to_data()), "select");
+        EXPECT_BURN_ERROR((x.select(1, I1::from_ints({-1})).to_data()), "select");
+        EXPECT_BURN_ERROR((x.select(1, I1::from_ints({3})).to_data()), "select");
     }
     for (auto& [name, x3] : csi::in_layouts<B, 3>("select", "x3")) {
         SCOPED_TRACE(name);
@@ -171,9 +172,9 @@ TYPED_TEST(IndexingTest, SelectAssignIsIndexAdd) {
         EXPECT_TRUE(matches(x.select_assign(0, I1::zeros({0}), F2::zeros({0, 3})), xd));
         EXPECT_BURN_ERROR((x.select_assign(2, a1, v1)), "Tensor::select_assign");
         EXPECT_BURN_ERROR((x.select_assign(1, a1, F2::zeros({4, 3}))), "Tensor::select_assign");
-        EXPECT_BURN_ERROR((x.select_assign(0, I1::from_ints({4}), F2::zeros({1, 3}))),
+        EXPECT_BURN_ERROR((x.select_assign(0, I1::from_ints({4}), F2::zeros({1, 3})).to_data()),
                           "select_add");
-        EXPECT_BURN_ERROR((x.select_assign(0, I1::from_ints({-1}), F2::zeros({1, 3}))),
+        EXPECT_BURN_ERROR((x.select_assign(0, I1::from_ints({-1}), F2::zeros({1, 3})).to_data()),
                           "select_add");
     }
     for (auto& [name, xi] : csi::in_layouts<B, 2, Int>("select_assign", "xi")) {
