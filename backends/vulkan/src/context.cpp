@@ -54,18 +54,45 @@ std::shared_ptr<DeviceHandle> create_device(std::size_t index) {
 
 }  // namespace
 
-std::shared_ptr<Context> Context::get(const VulkanDevice& device) {
+namespace {
+std::mutex& registry_mutex() {
     static std::mutex m;
-    static std::map<std::size_t, std::shared_ptr<Context>> registry;
-    std::lock_guard lock(m);
-    auto& slot = registry[device.index];
+    return m;
+}
+std::map<std::size_t, std::shared_ptr<Context>>& registry() {
+    static std::map<std::size_t, std::shared_ptr<Context>> r;
+    return r;
+}
+/// At exit, before the driver's own static state goes (a driver loaded after our statics were
+/// made is torn down before them): finish every context's work and release the contexts. A
+/// program may end with recorded work it never read; lavapipe would otherwise still be compiling
+/// or running it on its threads while LLVM is destroyed.
+void release_contexts_at_exit() {
+    std::lock_guard lock(registry_mutex());
+    for (auto& [index, ctx] : registry()) {
+        try {
+            ctx->sync();
+        } catch (...) {
+            // exiting: a pending device error has nobody left to report to
+        }
+    }
+    registry().clear();
+}
+}  // namespace
+
+std::shared_ptr<Context> Context::get(const VulkanDevice& device) {
+    std::lock_guard lock(registry_mutex());
+    auto& slot = registry()[device.index];
     if (!slot) {
         try {
             slot = std::shared_ptr<Context>(new Context(create_device(device.index)));
         } catch (...) {
-            registry.erase(device.index);
+            registry().erase(device.index);
             throw;
         }
+        // Registered after the driver was loaded, so it runs before the driver's teardown.
+        static const bool hooked = (std::atexit(&release_contexts_at_exit), true);
+        (void)hooked;
     }
     return slot;
 }
