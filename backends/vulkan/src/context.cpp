@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Per-device Context: logical device, pools, pipeline cache, batched command recording.
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -63,20 +64,33 @@ std::map<std::size_t, std::shared_ptr<Context>>& registry() {
     static std::map<std::size_t, std::shared_ptr<Context>> r;
     return r;
 }
-/// At exit, before the driver's own static state goes (a driver loaded after our statics were
-/// made is torn down before them): finish every context's work and release the contexts. A
-/// program may end with recorded work it never read; lavapipe would otherwise still be compiling
-/// or running it on its threads while LLVM is destroyed.
+/// At exit: discard every context's unsubmitted work (nobody is left to read it), wait for what
+/// was submitted, and release the contexts, before the driver's own static state goes.
+///
+/// Ordering matters with lavapipe: it JIT-compiles a pipeline with LLVM on its queue thread the
+/// first time a batch runs it, and LLVM creates some of its static objects lazily, during those
+/// compilations; exit destroys them before any handler registered earlier. So (1) no new work is
+/// submitted here (it could need a compilation after LLVM's statics are gone), and (2) the
+/// handler is registered again after every wait that completed batches with new pipelines
+/// (note_pipelines_waited), so that its last registration runs before whatever those
+/// compilations registered. Only the first call does anything.
+std::atomic<bool> g_released{false};
 void release_contexts_at_exit() {
+    if (g_released.exchange(true)) return;
     std::lock_guard lock(registry_mutex());
-    for (auto& [index, ctx] : registry()) {
-        try {
-            ctx->sync();
-        } catch (...) {
-            // exiting: a pending device error has nobody left to report to
-        }
-    }
+    for (auto& [index, ctx] : registry()) ctx->abandon_pending();
     registry().clear();
+}
+std::mutex& hook_mutex() {
+    static std::mutex m;
+    return m;
+}
+std::size_t g_hooked_pipelines = static_cast<std::size_t>(-1);
+void hook_exit(std::size_t pipelines) {
+    std::lock_guard lock(hook_mutex());
+    if (pipelines == g_hooked_pipelines || g_released.load()) return;
+    g_hooked_pipelines = pipelines;
+    std::atexit(&release_contexts_at_exit);
 }
 }  // namespace
 
@@ -91,8 +105,7 @@ std::shared_ptr<Context> Context::get(const VulkanDevice& device) {
             throw;
         }
         // Registered after the driver was loaded, so it runs before the driver's teardown.
-        static const bool hooked = (std::atexit(&release_contexts_at_exit), true);
-        (void)hooked;
+        hook_exit(0);
     }
     return slot;
 }
@@ -111,12 +124,7 @@ Context::Context(std::shared_ptr<DeviceHandle> device) : device_(std::move(devic
 }
 
 Context::~Context() {
-    try {
-        std::lock_guard lock(mutex_);
-        submit_locked();
-        wait_locked(0);
-    } catch (...) {  // device lost at exit: nothing left to do but release
-    }
+    abandon_pending();
     if (recording_) destroy_batch(*recording_);
     for (auto& b : in_flight_) destroy_batch(b);
     for (auto& b : free_batches_) destroy_batch(b);
@@ -339,6 +347,7 @@ void Context::submit_locked() {
 }
 
 void Context::wait_locked(std::size_t keep_in_flight) {
+    if (in_flight_.size() <= keep_in_flight) return;
     while (in_flight_.size() > keep_in_flight) {
         Batch& b = in_flight_.front();
         ++stats_.waits;
@@ -346,6 +355,28 @@ void Context::wait_locked(std::size_t keep_in_flight) {
               "vkWaitForFences");
         recycle(b);
         in_flight_.pop_front();
+    }
+    // Every pipeline created so far has run (or been compiled) by now when nothing is in flight.
+    if (in_flight_.empty()) hook_exit(pipelines_created_.load());
+}
+
+void Context::abandon_pending() noexcept {
+    std::lock_guard lock(mutex_);
+    if (recording_) {
+        // Never submitted: reset and keep for reuse (destroyed with the context).
+        if (vkResetCommandBuffer(recording_->cmd, 0) == VK_SUCCESS &&
+            vkResetDescriptorPool(device_->device, recording_->descriptors, 0) == VK_SUCCESS) {
+            recording_->keep_alive.clear();
+            recording_->dispatches = recording_->bindings = recording_->commands = 0;
+            free_batches_.push_back(std::move(*recording_));
+        } else {
+            destroy_batch(*recording_);
+        }
+        recording_.reset();
+    }
+    try {
+        wait_locked(0);
+    } catch (...) {  // device lost: nothing left to do but release
     }
 }
 

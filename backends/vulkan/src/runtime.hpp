@@ -313,6 +313,9 @@ public:
     void flush();
     /// Submits and waits until the device is idle for this Context.
     void sync();
+    /// Drops the recorded, unsubmitted work (its results can no longer be read) and waits for
+    /// what was submitted. For teardown: at exit and in the destructor.
+    void abandon_pending() noexcept;
     std::size_t batch_limit() const {
         std::lock_guard lock(mutex_);
         return batch_limit_;
