@@ -6,6 +6,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x_id = 0) in;
+#define BURN_EW_ITEMS
 #include "index.glsl"
 #include "tensor_meta.glsl"
 
@@ -36,7 +37,22 @@ float apply(float s, float g) {
 }
 
 void main() {
-    const uint i = burn_flat_index();
-    if (i >= pc.n) return;
-    out_[i] = apply(saved[burn_operand_index(0u, i)], grad[burn_operand_index(1u, i)]);
+    // BURN_ITEMS elements per thread (index.glsl): every load first, then every store.
+    float s[BURN_ITEMS];
+    float g[BURN_ITEMS];
+    for (uint t = 0u; t < BURN_ITEMS; ++t) {
+        const uint i = burn_item_index(t);
+        if (i < pc.n) {
+            s[t] = saved[burn_operand_index(0u, i)];
+            g[t] = grad[burn_operand_index(1u, i)];
+        } else {
+            s[t] = float(0);
+            g[t] = float(0);
+        }
+    }
+    for (uint t = 0u; t < BURN_ITEMS; ++t) {
+        const uint i = burn_item_index(t);
+        if (i >= pc.n) return;
+        out_[i] = apply(s[t], g[t]);
+    }
 }

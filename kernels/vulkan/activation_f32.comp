@@ -6,12 +6,17 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x_id = 0) in;
+#define BURN_EW_ITEMS
 #include "index.glsl"
 #include "tensor_meta.glsl"
 
 layout(std430, set = 0, binding = 0) readonly buffer Metas { TensorMeta metas[]; };
 layout(std430, set = 0, binding = 1) readonly buffer X { float x_[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Out { float out_[]; };
+// The same storage as vec4s, for dense f32 operands with 4 items per thread: one 16-byte load
+// and store per thread (the buffers are 64-byte aligned and a dense operand is at offset 0).
+layout(std430, set = 0, binding = 1) readonly buffer X4 { vec4 x4[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Out4 { vec4 out4[]; };
 
 #include "elementwise_common.glsl"
 #include "activation_math.glsl"
@@ -19,7 +24,12 @@ layout(std430, set = 0, binding = 2) writeonly buffer Out { float out_[]; };
 float apply(float x) {
     const float alpha = uintBitsToFloat(pc.p0), beta = uintBitsToFloat(pc.p1);
     switch (pc.op) {
-        case 0u: return x < 0.0 ? 0.0 : x;
+        // relu keeps NaN (x < 0 is false for it); on the bits, so that a compiler that assumes
+        // no NaN cannot make it max(x, 0). Negative, non-NaN: sign set, below the NaN patterns.
+        case 0u: {
+            const uint u = floatBitsToUint(x);
+            return (u > 0x80000000u && u <= 0xff800000u) ? 0.0 : x;
+        }
         case 1u: return burn_gelu(x);
         case 2u: return burn_sigmoid(x);
         case 3u: return burn_log_sigmoid(x);
@@ -30,7 +40,29 @@ float apply(float x) {
 }
 
 void main() {
-    const uint i = burn_flat_index();
-    if (i >= pc.n) return;
-    out_[i] = apply(x_[burn_operand_index(0u, i)]);
+    if (BURN_ITEMS == 4u && (pc.flags & 1u) != 0u) {
+        const uint q = burn_flat_index(), e = 4u * q;
+        if (e + 3u < pc.n) {
+            const vec4 x = x4[q];
+            out4[q] = vec4(apply(x.x), apply(x.y), apply(x.z), apply(x.w));
+        } else {
+            for (uint i = e; i < pc.n; ++i) out_[i] = apply(x_[i]);
+        }
+        return;
+    }
+    // BURN_ITEMS elements per thread (index.glsl): every load first, then every store.
+    float x[BURN_ITEMS];
+    for (uint t = 0u; t < BURN_ITEMS; ++t) {
+        const uint i = burn_item_index(t);
+        if (i < pc.n) {
+            x[t] = x_[burn_operand_index(0u, i)];
+        } else {
+            x[t] = float(0);
+        }
+    }
+    for (uint t = 0u; t < BURN_ITEMS; ++t) {
+        const uint i = burn_item_index(t);
+        if (i >= pc.n) return;
+        out_[i] = apply(x[t]);
+    }
 }

@@ -7,6 +7,7 @@
 // (BURN_INT without BURN_COMPARE) also 4 the error words (device_error.glsl): a division or
 // remainder by zero gives 0 and is reported with op id pc.pad0.
 layout(local_size_x_id = 0) in;
+#define BURN_EW_ITEMS
 #include "index.glsl"
 #include "tensor_meta.glsl"
 
@@ -17,6 +18,13 @@ layout(std430, set = 0, binding = 2) readonly buffer B { ELEM b[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Out { uint out_[]; };
 #else
 layout(std430, set = 0, binding = 3) writeonly buffer Out { ELEM out_[]; };
+#if defined(BURN_FLOAT) && !defined(BURN_COMPARE)
+// The same storage as vec4s, for dense f32 operands with 4 items per thread: one 16-byte load
+// and store per thread (the buffers are 64-byte aligned and a dense operand is at offset 0).
+layout(std430, set = 0, binding = 1) readonly buffer A4 { vec4 a4[]; };
+layout(std430, set = 0, binding = 2) readonly buffer B4 { vec4 b4[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Out4 { vec4 out4[]; };
+#endif
 #endif
 
 #include "elementwise_common.glsl"
@@ -93,9 +101,37 @@ ELEM apply(ELEM x, ELEM y) {
 #endif
 
 void main() {
-    const uint i = burn_flat_index();
-    if (i >= pc.n) return;
-    const ELEM x = a[burn_operand_index(0u, i)];
-    const ELEM y = (pc.flags & 4u) != 0u ? scalar_operand() : b[burn_operand_index(1u, i)];
-    out_[i] = apply(x, y);
+#if defined(BURN_FLOAT) && !defined(BURN_COMPARE)
+    // a dense, and b dense or the scalar (flags bit 2)
+    if (BURN_ITEMS == 4u && (pc.flags & 1u) != 0u && (pc.flags & 6u) != 0u) {
+        const bool scalar = (pc.flags & 4u) != 0u;
+        const uint q = burn_flat_index(), e = 4u * q;
+        if (e + 3u < pc.n) {
+            const vec4 x = a4[q];
+            const vec4 y = scalar ? vec4(scalar_operand()) : b4[q];
+            out4[q] = vec4(apply(x.x, y.x), apply(x.y, y.y), apply(x.z, y.z), apply(x.w, y.w));
+        } else {
+            for (uint i = e; i < pc.n; ++i) out_[i] = apply(a[i], scalar ? scalar_operand() : b[i]);
+        }
+        return;
+    }
+#endif
+    // BURN_ITEMS elements per thread (index.glsl): every load first, then every store.
+    ELEM x[BURN_ITEMS];
+    ELEM y[BURN_ITEMS];
+    for (uint t = 0u; t < BURN_ITEMS; ++t) {
+        const uint i = burn_item_index(t);
+        if (i < pc.n) {
+            x[t] = a[burn_operand_index(0u, i)];
+            y[t] = (pc.flags & 4u) != 0u ? scalar_operand() : b[burn_operand_index(1u, i)];
+        } else {
+            x[t] = ELEM(0);
+            y[t] = ELEM(0);
+        }
+    }
+    for (uint t = 0u; t < BURN_ITEMS; ++t) {
+        const uint i = burn_item_index(t);
+        if (i >= pc.n) return;
+        out_[i] = apply(x[t], y[t]);
+    }
 }

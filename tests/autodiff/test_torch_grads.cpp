@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Gradients of Autodiff<Cpu<float>> against PyTorch, op by op (tests/fixtures/autodiff.json,
-// written by tests/fixtures/gen_autodiff.py).
+// Gradients of ADF (Autodiff<Cpu<float>>, or Autodiff<Vulkan<>> in burn_autodiff_tests_vulkan)
+// against PyTorch, op by op (tests/fixtures/autodiff.json, written by
+// tests/fixtures/gen_autodiff.py).
 //
 // Every case loads its float inputs as leaves (require_grad), runs the burn op(s), compares the
 // forward value y, backpropagates sum(y * gy) with the fixture's upstream gradient gy and

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Gradient checks against central finite differences, on Autodiff<Cpu<double>>.
+// Gradient checks against central finite differences, on Autodiff<Cpu<double>> (AD), and ADF, the
+// f32 autodiff backend of the nn and autodiff suites (Autodiff<TestFloatBackend>: Cpu<float>, or
+// Vulkan<> in their Vulkan instances).
 //
 //   EXPECT_TRUE(gradcheck([](auto x, auto y) { return x * y; }, rand({2, 3}), rand({1, 3})));
 //
@@ -21,10 +23,12 @@
 #include <utility>
 #include <vector>
 
+#include "test_support.hpp"
+
 namespace burn::testing {
 
 using AD = Autodiff<Cpu<double>>;
-using ADF = Autodiff<Cpu<float>>;
+using ADF = Autodiff<TestFloatBackend>;
 
 /// A deterministic tensor of uniform values in [lo, hi) (seeded per call site by `seed`).
 template <std::size_t D, class B = AD>

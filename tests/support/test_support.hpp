@@ -28,6 +28,30 @@ using Backends = ::testing::Types<Vulkan<>, Autodiff<Vulkan<>>>;
 using Backends = ::testing::Types<Cpu<float>, Cpu<double>, Autodiff<Cpu<float>>>;
 #endif
 
+/// The float backend the module, nn and autodiff suites test (their "B"; `ADF` in gradcheck.hpp is
+/// Autodiff<TestFloatBackend>): Cpu<float>, or Vulkan<> in their Vulkan instances (the executables
+/// burn_nn_<x>_vulkan, burn_autodiff_tests_vulkan, built with BURN_TEST_VULKAN). Tests about the
+/// CPU backend itself (f64 finite differences, its memory pool, its threads) keep Cpu<...>.
+#ifdef BURN_TEST_VULKAN
+using TestFloatBackend = Vulkan<>;
+#else
+using TestFloatBackend = Cpu<float>;
+#endif
+
+#ifdef BURN_TEST_VULKAN
+/// Skips every test of a Vulkan executable when there is no Vulkan device (CI without lavapipe),
+/// as BURN_REQUIRE_VULKAN() does per test: a global environment whose SetUp skips. Registered
+/// once per executable (an inline variable, whatever the number of files including this one).
+class RequireVulkanEnvironment : public ::testing::Environment {
+public:
+    void SetUp() override {
+        if (vulkan_devices().empty()) GTEST_SKIP() << "no Vulkan device";
+    }
+};
+inline ::testing::Environment* const kRequireVulkanEnvironment =
+    ::testing::AddGlobalTestEnvironment(new RequireVulkanEnvironment);
+#endif
+
 /// Whether the backend's Int tensors hold 64-bit values (Cpu<F>: std::int64_t) or 32-bit ones
 /// (Vulkan<>: std::int32_t). Tests of values beyond 32 bits run on 64-bit int backends only, and
 /// check the same property at 32 bits (near 2^31) on the others.

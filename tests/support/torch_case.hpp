@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Checks an expression on Autodiff<Cpu<float>> against a PyTorch fixture case: the forward value
-// `y` and the gradient of every tracked leaf after backpropagating sum(y * gy).
+// Checks an expression on ADF (Autodiff<Cpu<float>>, or Autodiff<Vulkan<>> in the Vulkan instances
+// of the suites) against a PyTorch fixture case: the forward value `y` and the gradient of every
+// tracked leaf after backpropagating sum(y * gy).
 //
 //   TorchCase c("nn_linear", "linear_3d");           // tests/fixtures/nn_linear.json
 //   auto x = c.input<3>("x");                          // a leaf; its gradient is checked (g_x)

@@ -165,11 +165,18 @@ TYPED_TEST(DeformConvTest, LargeImagesProcessedInChunks) {
     const auto full = B::deform_conv2d_backward(x.primitive(), offset.primitive(),
                                                 weight.primitive(), mask.primitive(),
                                                 bias.primitive(), grad.primitive(), o);
-    // No atomics and fixed sum orders: a second call gives identical gradients.
     const auto again = B::deform_conv2d_backward(x.primitive(), offset.primitive(),
                                                  weight.primitive(), mask.primitive(),
                                                  bias.primitive(), grad.primitive(), o);
-    EXPECT_TRUE(burn::testing::equal_to(Tensor<B, 4>(again.x_grad), Tensor<B, 4>(full.x_grad).to_data()));
+    // No atomics and fixed sum orders on the CPU: a second call gives identical gradients. The
+    // Vulkan backend scatters the input gradient with atomic adds (as torchvision's CUDA kernel),
+    // whose order varies on a GPU: equal up to rounding there.
+    if constexpr (burn::testing::cpu_backend<B>)
+        EXPECT_TRUE(burn::testing::equal_to(Tensor<B, 4>(again.x_grad),
+                                            Tensor<B, 4>(full.x_grad).to_data()));
+    else
+        EXPECT_TRUE(close_to(Tensor<B, 4>(again.x_grad), Tensor<B, 4>(full.x_grad).to_data(),
+                             Tolerance{1e-5, 1e-5}));
     EXPECT_TRUE(burn::testing::equal_to(Tensor<B, 4>(again.offset_grad),
                                         Tensor<B, 4>(full.offset_grad).to_data()));
     EXPECT_TRUE(burn::testing::equal_to(Tensor<B, 4>(again.weight_grad),

@@ -427,6 +427,30 @@ TEST(VulkanElementwise, InPlaceReuseKeepsSharedInputs) {
   EXPECT_EQ(r.buffer.get(), buf);
 }
 
+TEST(VulkanElementwise, LargeTensorsSeveralItemsPerThread) {
+    // From 2^20 elements on, each thread handles several elements: check the ops, a ragged tail
+    // and a strided (broadcast) operand there.
+    BURN_REQUIRE_VULKAN();
+    const std::size_t rows = 1025, cols = 1027;  // > 2^20 elements, not a multiple of 4 * 256
+    auto [x, xc] = both<2>(vk_random(Shape{rows, cols}, -2.0f, 2.0f, 51));
+    auto [r, rc] = both<2>(vk_random(Shape{1, cols}, -1.0f, 1.0f, 52));
+    expect_same(x.exp(), xc.exp(), Tolerance{1e-5, 1e-5});
+    expect_same(x.add(r), xc.add(rc));
+    auto [y, yc] = both<2>(vk_random(Shape{rows, cols}, -2.0f, 2.0f, 53));
+    expect_same(x.mul(y), xc.mul(yc));
+    auto [z, zc] = both<2>(vk_random(Shape{1024, 1024}, -2.0f, 2.0f, 54));  // no ragged tail
+    expect_same(z.sub(z.exp()), zc.sub(zc.exp()), Tolerance{1e-5, 1e-5});
+    expect_same(activation::sigmoid(z), activation::sigmoid(zc), Tolerance{1e-6, 1e-5});
+    expect_same(x.mul_scalar(3.0), xc.mul_scalar(3.0));
+    expect_same(activation::relu(x), activation::relu(xc));
+    const auto m = x.greater_elem(0.5);
+    const auto mc = xc.greater_elem(0.5);
+    EXPECT_EQ(m.to_data(), mc.to_data());
+    expect_same(x.mask_where(m, r.expand({static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)})),
+                xc.mask_where(mc, rc.expand({static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)})));
+    EXPECT_EQ(x.is_nan().to_data(), xc.is_nan().to_data());
+}
+
 TEST(VulkanElementwise, Int64Variants) {
   BURN_REQUIRE_VULKAN();
   const VulkanDevice dev{};

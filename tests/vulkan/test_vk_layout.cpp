@@ -27,20 +27,7 @@ void expect_exact(const Tensor<VB, D, K>& vk, const Tensor<CB, D, K>& cpu) {
     EXPECT_EQ(vk.to_data(), cpu.to_data());
 }
 
-TensorData ints(const Shape& shape, std::int32_t lo, std::int32_t hi, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<std::int32_t> u(lo, hi);
-    std::vector<std::int32_t> v(shape.num_elements());
-    for (auto& x : v) x = u(rng);
-    return TensorData(std::move(v), shape);
-}
 
-TensorData bools(const Shape& shape, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::vector<std::uint8_t> v(shape.num_elements());
-    for (auto& x : v) x = static_cast<std::uint8_t>(rng() & 1);
-    return TensorData(std::move(v), shape, DType::Bool);
-}
 
 /// The message of the burn::Error that f throws ("" if none).
 template <class F>
@@ -102,11 +89,11 @@ TEST(VulkanLayout, ViewsShareTheBufferAndMatchCpu) {
 
 TEST(VulkanLayout, ViewsOfIntAndBoolTensors) {
     BURN_REQUIRE_VULKAN();
-    same_program<3, Int>(ints(Shape{3, 4, 5}, -100, 100, 5), [](auto t) {
+    same_program<3, Int>(vk_random_ints(Shape{3, 4, 5}, -100, 100, 5), [](auto t) {
         return t.permute({2, 0, 1}).flip({1}).slice({Slice(0, 5, 2), Slice(1, 3)}).swap_dims(1, 2);
     });
-    same_program<3, Int>(ints(Shape{3, 1, 5}, -100, 100, 6), [](auto t) { return t.expand({2, 3, 4, 5}).flip({0, 2}); });
-    same_program<3, Bool>(bools(Shape{3, 4, 5}, 7), [](auto t) {
+    same_program<3, Int>(vk_random_ints(Shape{3, 1, 5}, -100, 100, 6), [](auto t) { return t.expand({2, 3, 4, 5}).flip({0, 2}); });
+    same_program<3, Bool>(vk_random_bools(Shape{3, 4, 5}, 7), [](auto t) {
         return t.permute({1, 2, 0}).flip({0, 2}).slice({Slice(1, 4, 2), Slice(0, 5, 3)});
     });
 }
@@ -137,7 +124,7 @@ TEST(VulkanLayout, ReshapeIsAViewWhenTheStridesAllow) {
     // Size-1 dims with odd strides.
     auto [o, oc] = both<3>(vk_random(Shape{3, 1, 4}, -1, 1, 9));
     expect_same(o.swap_dims(0, 1).reshape({12}), oc.swap_dims(0, 1).reshape({12}));
-    same_program<3, Int>(ints(Shape{4, 6, 10}, -9, 9, 10),
+    same_program<3, Int>(vk_random_ints(Shape{4, 6, 10}, -9, 9, 10),
                          [](auto t) { return t.permute({2, 0, 1}).template reshape<2>({40, 6}); });
 }
 
@@ -162,7 +149,7 @@ TEST(VulkanLayout, Contiguous) {
     EXPECT_EQ(vk::into_data(sd), vk::into_data(s));
     // Every dtype, flipped and broadcast.
     for (DType dt : {DType::F32, DType::I32, DType::I64, DType::Bool}) {
-        vk::VulkanTensor x = vk::from_data(ints(Shape{3, 1, 4}, -5, 5, 12), dt, VulkanDevice{});
+        vk::VulkanTensor x = vk::from_data(vk_random_ints(Shape{3, 1, 4}, -5, 5, 12), dt, VulkanDevice{});
         const std::vector<std::size_t> axes{0, 2};
         vk::VulkanTensor y = vk::expand(vk::flip(x, axes), Shape{3, 6, 4});
         vk::VulkanTensor z = vk::contiguous(y);
@@ -203,9 +190,9 @@ TEST(VulkanLayout, CastEveryPairAsCpu) {
     }
     // Through the tensor API.
     same_program<2, Float>(vk_random(Shape{6, 7}, -50, 50, 13), [](auto t) { return t.transpose().into_int(); });
-    same_program<2, Int>(ints(Shape{6, 7}, -50, 50, 14), [](auto t) { return t.flip({1}).into_float(); });
-    same_program<2, Bool>(bools(Shape{6, 7}, 15), [](auto t) { return t.transpose().into_int(); });
-    same_program<2, Bool>(bools(Shape{6, 7}, 16), [](auto t) { return t.into_float(); });
+    same_program<2, Int>(vk_random_ints(Shape{6, 7}, -50, 50, 14), [](auto t) { return t.flip({1}).into_float(); });
+    same_program<2, Bool>(vk_random_bools(Shape{6, 7}, 15), [](auto t) { return t.transpose().into_int(); });
+    same_program<2, Bool>(vk_random_bools(Shape{6, 7}, 16), [](auto t) { return t.into_float(); });
     // Casting to the same dtype is the input itself.
     vk::VulkanTensor f = vk::from_data(TensorData(fv, Shape{12}), DType::F32, VulkanDevice{});
     EXPECT_EQ(vk::cast(f, DType::F32).buffer, f.buffer);
@@ -265,10 +252,10 @@ TEST(VulkanLayout, SliceAssign) {
     expect_same(v.slice_assign({Slice::all()}, v.flip({0})), c.slice_assign({Slice::all()}, c.flip({0})));
     expect_same(v.slice_assign({Slice(2, 2)}, v.slice({Slice(0, 0)})), c.slice_assign({Slice(2, 2)}, c.slice({Slice(0, 0)})));
     // Ints and bools.
-    same_program<2, Int>(ints(Shape{5, 6}, -9, 9, 22), [](auto t) {
+    same_program<2, Int>(vk_random_ints(Shape{5, 6}, -9, 9, 22), [](auto t) {
         return t.slice_assign({Slice(0, 5, 2), Slice(1, 6, 4)}, t.transpose().slice({Slice(0, 3), Slice(2, 4)}));
     });
-    same_program<2, Bool>(bools(Shape{5, 6}, 23), [](auto t) {
+    same_program<2, Bool>(vk_random_bools(Shape{5, 6}, 23), [](auto t) {
         return t.slice_assign({Slice(1, 3), Slice(0, 6, 2)}, t.flip({0, 1}).slice({Slice(0, 2), Slice(0, 3)}));
     });
 }
@@ -289,11 +276,11 @@ TEST(VulkanLayout, Cat) {
                 Tensor<CB, 3>::cat({ca.slice({Slice::all(), Slice::all(), Slice(0, 5, 2)}), cb.permute({2, 1, 0})}, 2));
     // Empty pieces.
     expect_same(Tensor<VB, 3>::cat({va, va.slice({Slice(0, 0)})}, 0), Tensor<CB, 3>::cat({ca, ca.slice({Slice(0, 0)})}, 0));
-    same_program<2, Int>(ints(Shape{4, 3}, -9, 9, 32), [](auto t) {
+    same_program<2, Int>(vk_random_ints(Shape{4, 3}, -9, 9, 32), [](auto t) {
         using T = decltype(t);
         return T::cat({t, t.flip({0}), t.slice({Slice(1, 3)})}, 0);
     });
-    same_program<2, Bool>(bools(Shape{4, 3}, 33), [](auto t) {
+    same_program<2, Bool>(vk_random_bools(Shape{4, 3}, 33), [](auto t) {
         using T = decltype(t);
         return T::cat({t.transpose(), t.transpose().flip({1})}, 1);
     });
@@ -313,8 +300,8 @@ TEST(VulkanLayout, RepeatDim) {
         same_program<3, Float>(a, [&](auto t) { return t.repeat_dim(dim, 0); });
     }
     same_program<3, Float>(a, [&](auto t) { return t.repeat({2, 1, 3}); });
-    same_program<2, Int>(ints(Shape{4, 3}, -9, 9, 41), [](auto t) { return t.transpose().repeat_dim(1, 4); });
-    same_program<2, Bool>(bools(Shape{4, 3}, 42), [](auto t) { return t.repeat_dim(0, 3); });
+    same_program<2, Int>(vk_random_ints(Shape{4, 3}, -9, 9, 41), [](auto t) { return t.transpose().repeat_dim(1, 4); });
+    same_program<2, Bool>(vk_random_bools(Shape{4, 3}, 42), [](auto t) { return t.repeat_dim(0, 3); });
     // Rank 8: one copy per repetition.
     vk::VulkanTensor x = vk::from_data(vk_random(Shape{2, 1, 2, 1, 2, 1, 2, 3}, -1, 1, 43), DType::F32, VulkanDevice{});
     cpu::CpuTensor xc = cpu::from_data(vk_random(Shape{2, 1, 2, 1, 2, 1, 2, 3}, -1, 1, 43), DType::F32);

@@ -2,6 +2,7 @@
 // Vulkan matmul against the CPU backend: sizes around and off the tile sizes, batched with
 // broadcast batch dims, strided operands (transposed, broadcast, flipped, offset views), ints,
 // empty and k = 0 products, errors.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -111,6 +112,41 @@ TEST(VulkanMatmul, StridedOperands) {
         view_of<3>(sy, Shape{3, k, n},
                    Strides{static_cast<std::int64_t>(k * n), 1, static_cast<std::int64_t>(k)}, 0);
     expect_same(vmm(ax, by), axc.matmul(byc), Tolerance{1e-4, 1e-4});
+}
+
+TEST(VulkanMatmul, Vec4PathLayoutsAndEdges) {
+    BURN_REQUIRE_VULKAN();
+    // The vec4 kernel (m, n, k multiples of 4, 16-byte aligned rows or columns): each operand
+    // row-major or transposed, sizes off the 64 and 128 tiles, k off the 16-deep steps, offsets.
+    const std::int64_t off_a = 8, off_b = 4;
+    for (const auto [m, k, n] : {std::array<std::size_t, 3>{4, 4, 4},
+                                 std::array<std::size_t, 3>{68, 36, 132},
+                                 std::array<std::size_t, 3>{260, 20, 300},
+                                 std::array<std::size_t, 3>{256, 256, 256}}) {
+        const auto sa = random_vec(m * k + off_a, 31 + m), sb = random_vec(k * n + off_b, 32 + n);
+        const auto mi = static_cast<std::int64_t>(m), ki = static_cast<std::int64_t>(k),
+                   ni = static_cast<std::int64_t>(n);
+        for (const bool ta : {false, true}) {
+            for (const bool tb : {false, true}) {
+                SCOPED_TRACE(::testing::Message() << m << "x" << k << "x" << n << " ta=" << ta
+                                                << " tb=" << tb);
+                auto [a, ac] = view_of<2>(sa, Shape{m, k}, ta ? Strides{1, mi} : Strides{ki, 1},
+                                          off_a);
+                auto [b, bc] = view_of<2>(sb, Shape{k, n}, tb ? Strides{1, ki} : Strides{ni, 1},
+                                          off_b);
+                expect_same(vmm(a, b), ac.matmul(bc), Tolerance{1e-4, 1e-4});
+            }
+        }
+    }
+    // Batched with a broadcast (stride 0) batch dim and a transposed right operand per batch.
+    const auto sx = random_vec(3 * 64 * 32, 41), sy = random_vec(32 * 96, 42);
+    auto [x, xc] = view_of<3>(sx, Shape{3, 64, 32}, Strides{64 * 32, 32, 1}, 0);
+    auto [y, yc] = view_of<3>(sy, Shape{3, 32, 96}, Strides{0, 1, 32}, 0);
+    expect_same(vmm(x, y), xc.matmul(yc), Tolerance{1e-4, 1e-4});
+    // An offset that is not a multiple of 4 takes the general kernel, with the same values.
+    auto [u, uc] = view_of<2>(sx, Shape{64, 32}, Strides{32, 1}, 3);
+    auto [v, vc] = both<2>(vk_random(Shape{32, 64}, -1.0f, 1.0f, 43));
+    expect_same(vmm(u, v), uc.matmul(vc), Tolerance{1e-4, 1e-4});
 }
 
 TEST(VulkanMatmul, IntsEmptyAndZeroK) {

@@ -41,6 +41,24 @@ inline TensorData vk_random(const Shape& shape, float lo = -1.0f, float hi = 1.0
     return TensorData(std::move(v), shape);
 }
 
+/// Uniform int32 values in [lo, hi] of a shape, seeded.
+inline TensorData vk_random_ints(const Shape& shape, std::int32_t lo, std::int32_t hi,
+                                 std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int32_t> u(lo, hi);
+    std::vector<std::int32_t> v(shape.num_elements());
+    for (auto& x : v) x = u(rng);
+    return TensorData(std::move(v), shape);
+}
+
+/// Random bools of a shape, seeded.
+inline TensorData vk_random_bools(const Shape& shape, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint8_t> v(shape.num_elements());
+    for (auto& x : v) x = static_cast<std::uint8_t>(rng() & 1);
+    return TensorData(std::move(v), shape, DType::Bool);
+}
+
 /// Expects the Vulkan result to equal the CPU one (values within `tol`, same shape and dtype).
 template <std::size_t D, class K>
 void expect_same(const Tensor<VB, D, K>& vk, const Tensor<CB, D, K>& cpu, Tolerance tol = Tolerance{1e-5, 1e-5}) {

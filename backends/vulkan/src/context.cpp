@@ -77,9 +77,16 @@ std::map<std::size_t, std::shared_ptr<Context>>& registry() {
 std::atomic<bool> g_released{false};
 void release_contexts_at_exit() {
     if (g_released.exchange(true)) return;
-    std::lock_guard lock(registry_mutex());
-    for (auto& [index, ctx] : registry()) ctx->abandon_pending();
-    registry().clear();
+    {
+        std::lock_guard lock(registry_mutex());
+        for (auto& [index, ctx] : registry()) ctx->abandon_pending();
+        registry().clear();
+    }
+    // The instance too: its static holder would otherwise be destroyed after the driver's
+    // teardown (it was made before the driver was loaded). Anything still alive after this
+    // (tensors in static storage) leaks its Vulkan objects instead of calling into the driver.
+    Instance::release();
+    mark_vulkan_exiting();
 }
 std::mutex& hook_mutex() {
     static std::mutex m;
@@ -124,6 +131,7 @@ Context::Context(std::shared_ptr<DeviceHandle> device) : device_(std::move(devic
 }
 
 Context::~Context() {
+    if (vulkan_exiting()) return;  // held past the exit hook: leak rather than call the driver
     abandon_pending();
     if (recording_) destroy_batch(*recording_);
     for (auto& b : in_flight_) destroy_batch(b);

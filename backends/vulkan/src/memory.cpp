@@ -91,6 +91,7 @@ MemoryPool::MemoryPool(std::shared_ptr<DeviceHandle> device, Kind kind, VkDevice
 }
 
 MemoryPool::~MemoryPool() {
+    if (vulkan_exiting()) return;  // see vulkan_exiting(): the driver may be gone
     for (auto& b : blocks_) destroy_block(b);
 }
 

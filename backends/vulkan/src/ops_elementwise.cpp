@@ -74,11 +74,14 @@ void launch(const char* op, const std::string& shader, std::initializer_list<con
     check_u32(op, n);
     push.n = static_cast<std::uint32_t>(n);
     Context& ctx = context(device);
+    // kItems elements per thread (index.glsl, BURN_EW_ITEMS) on large tensors: fewer, longer
+    // threads with several loads in flight each.
+    const std::uint32_t items = n >= (std::uint64_t{1} << 20) ? kItems : 1u;
     const auto& p = ctx.pipeline({.shader = shader,
-                                  .spec = {kWorkgroup},
+                                  .spec = {kWorkgroup, items},
                                   .bindings = static_cast<std::uint32_t>(buffers.size()),
                                   .push_bytes = sizeof(Push)});
-    ctx.dispatch(p, buffers, push, grid_1d(n, kWorkgroup, ctx.features()));
+    ctx.dispatch(p, buffers, push, grid_1d((n + items - 1) / items, kWorkgroup, ctx.features()));
 }
 
 }  // namespace ew

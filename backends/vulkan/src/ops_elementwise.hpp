@@ -14,6 +14,8 @@ namespace burn::vk::ew {
 
 /// Workgroup size of the element-wise shaders.
 inline constexpr std::uint32_t kWorkgroup = 256;
+/// Elements per thread of the elementwise kernels on tensors of 2^20 elements or more.
+inline constexpr std::uint32_t kItems = 4;
 
 /// The push constants of every element-wise shader (elementwise_common.glsl).
 struct Push {

@@ -3,6 +3,7 @@
 #include "runtime.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -220,10 +221,33 @@ const char* kInstallHint =
 
 }  // namespace
 
-std::shared_ptr<Instance> Instance::get() {
+namespace {
+std::atomic<bool> g_exiting{false};
+std::mutex& instance_mutex() {
     static std::mutex m;
+    return m;
+}
+std::shared_ptr<Instance>& instance_slot() {
     static std::shared_ptr<Instance> inst;
-    std::lock_guard lock(m);
+    return inst;
+}
+}  // namespace
+
+bool vulkan_exiting() noexcept { return g_exiting.load(); }
+void mark_vulkan_exiting() noexcept { g_exiting.store(true); }
+
+void Instance::release() {
+    std::shared_ptr<Instance> dropped;
+    {
+        std::lock_guard lock(instance_mutex());
+        dropped = std::move(instance_slot());
+        instance_slot().reset();
+    }
+}
+
+std::shared_ptr<Instance> Instance::get() {
+    std::lock_guard lock(instance_mutex());
+    auto& inst = instance_slot();
     if (inst) return inst;
     inst.reset(new Instance());
     auto& self = *inst;
@@ -306,7 +330,7 @@ std::shared_ptr<Instance> Instance::get() {
 }
 
 Instance::~Instance() {
-    if (instance_ != VK_NULL_HANDLE) vkDestroyInstance(instance_, nullptr);
+    if (instance_ != VK_NULL_HANDLE && !vulkan_exiting()) vkDestroyInstance(instance_, nullptr);
 }
 
 const PhysicalDevice& Instance::require(std::size_t index) const {
@@ -324,7 +348,7 @@ const PhysicalDevice& Instance::require(std::size_t index) const {
 }
 
 DeviceHandle::~DeviceHandle() {
-    if (device != VK_NULL_HANDLE) {
+    if (device != VK_NULL_HANDLE && !vulkan_exiting()) {
         vkDeviceWaitIdle(device);
         vkDestroyDevice(device, nullptr);
     }

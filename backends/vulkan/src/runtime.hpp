@@ -55,11 +55,21 @@ struct PhysicalDevice {
     std::uint32_t compute_queue_family = 0;
     VulkanDeviceInfo info;
 };
+/// Set by the exit hook (context.cpp) once it has released the contexts and the instance: from
+/// then on, destructors of Vulkan objects that something still holds (tensors in static storage)
+/// skip their driver calls. The driver's own teardown may already have run when they do, and the
+/// process is ending anyway.
+bool vulkan_exiting() noexcept;
+void mark_vulkan_exiting() noexcept;
+
 class Instance {
 public:
     /// The process-wide instance (created on first use; never throws: a failure is recorded and
     /// reported by require()).
     static std::shared_ptr<Instance> get();
+    /// Drops the process-wide reference (at exit, after the contexts): the instance is destroyed
+    /// once no device holds it.
+    static void release();
     ~Instance();
     VkInstance handle() const { return instance_; }
     const std::vector<PhysicalDevice>& devices() const { return devices_; }
