@@ -77,6 +77,12 @@ def _exp(torch, dev, args):
     return (lambda: torch.exp(a)), 2.0 * 4 * n * 1e-9
 
 
+def _cat(torch, dev, args):
+    (n,) = args
+    a, b = _flat(torch, dev, n // 2), _flat(torch, dev, n - n // 2)
+    return (lambda: torch.cat([a, b])), 2.0 * 4 * n * 1e-9
+
+
 def _softmax(torch, dev, args):
     r, c = args
     x = _rand(torch, dev, r, c)
@@ -125,6 +131,7 @@ CASES = {
     "BM_VkAdd": ("GBps", _add, "a + b"),
     "BM_VkMulScalar": ("GBps", _mul_scalar, "a * 2.0"),
     "BM_VkExp": ("GBps", _exp, "torch.exp(a)"),
+    "BM_VkCat": ("GBps", _cat, "torch.cat([a, b]) of two dense halves"),
     "BM_VkSoftmax": ("GBps", _softmax, "torch.softmax(x, -1)"),
     "BM_VkSum": ("GBps", _sum, "x.sum()"),
     "BM_VkSumDim1": ("GBps", _sum_dim1, "x.sum(1, keepdim=True)"),

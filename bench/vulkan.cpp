@@ -146,6 +146,21 @@ void BM_VkExp(benchmark::State& state) {
     elementwise<1>(state, [](const T2& a, const T2&) { return a.exp(); });
 }
 
+// cat of two dense halves of n floats: dense device-to-device copies (a kernel on GPUs,
+// vkCmdCopyBuffer on CPU devices: strided_copy in ops_layout.cpp).
+void BM_VkCat(benchmark::State& state) {
+    if (!have_device(state)) return;
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const auto a = burn::Tensor<burn::Vulkan<>, 1>::random(
+        burn::Shape{n / 2}, burn::Distribution::Uniform(-1.0, 1.0), kDevice);
+    const auto b = burn::Tensor<burn::Vulkan<>, 1>::random(
+        burn::Shape{n - n / 2}, burn::Distribution::Uniform(-1.0, 1.0), kDevice);
+    run_case(state, "GBps", 2.0 * double(n) * sizeof(float) * kGB, [&] {
+        auto c = burn::Tensor<burn::Vulkan<>, 1>::cat({a, b}, 0);
+        benchmark::DoNotOptimize(c);
+    }, 2);
+}
+
 void BM_VkSoftmax(benchmark::State& state) {
     if (!have_device(state)) return;
     const auto r = static_cast<std::size_t>(state.range(0));
@@ -247,6 +262,7 @@ void register_cases(bool small, std::uint64_t max_binding) {
     reg("BM_VkAdd", BM_VkAdd)->Arg(elems);
     reg("BM_VkMulScalar", BM_VkMulScalar)->Arg(elems);
     reg("BM_VkExp", BM_VkExp)->Arg(elems);
+    reg("BM_VkCat", BM_VkCat)->Arg(elems);
     reg("BM_VkSoftmax", BM_VkSoftmax)->Args(small ? std::vector<std::int64_t>{256, 1024}
                                                   : std::vector<std::int64_t>{4096, 4096});
     reg("BM_VkSum", BM_VkSum)->Arg(elems);

@@ -5,6 +5,7 @@
 // moments) and int8 quantize / dequantize, plus the errors of the CPU backend.
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -289,6 +290,31 @@ TEST(VulkanLayout, Cat) {
     vk::VulkanTensor one = vk::cat({vk::swap_dims(x, 0, 2)}, 1);
     EXPECT_TRUE(one.is_contiguous());
     EXPECT_EQ(vk::into_data(one), vk::into_data(vk::swap_dims(x, 0, 2)));
+}
+
+TEST(VulkanLayout, DenseCopiesByKernelAsByCopyCommand) {
+    // Dense same-dtype copies (cat of dense parts, slice_assign of a dense block) run as a kernel
+    // on GPUs and as vkCmdCopyBuffer on CPU devices; BURN_VULKAN_COPY_KERNEL forces either, so
+    // that lavapipe checks both: aligned (uvec4) and unaligned (word) offsets, ragged tails,
+    // every element size.
+    BURN_REQUIRE_VULKAN();
+    for (const char* mode : {"1", "0"}) {
+        SCOPED_TRACE(mode);
+        ::setenv("BURN_VULKAN_COPY_KERNEL", mode, 1);
+        for (const std::size_t na : {std::size_t{1}, std::size_t{3}, std::size_t{8}, std::size_t{1001}}) {
+            const std::size_t nb = 4099;
+            auto [a, ac] = both<1>(vk_random(Shape{na}, -1.0f, 1.0f, 61 + na));
+            auto [b, bc] = both<1>(vk_random(Shape{nb}, -1.0f, 1.0f, 62));
+            expect_same(Tensor<VB, 1>::cat({a, b, a}, 0), Tensor<CB, 1>::cat({ac, bc, ac}, 0));
+            auto [i, ic] = both<1, Int>(vk_random_ints(Shape{nb}, -9, 9, 63));
+            auto [j, jc] = both<1, Int>(vk_random_ints(Shape{na}, -9, 9, 64));
+            expect_exact(Tensor<VB, 1, Int>::cat({j, i}, 0), Tensor<CB, 1, Int>::cat({jc, ic}, 0));
+            auto [m, mc] = both<1, Bool>(vk_random_bools(Shape{nb}, 65));
+            auto [k, kc] = both<1, Bool>(vk_random_bools(Shape{na}, 66));
+            expect_exact(Tensor<VB, 1, Bool>::cat({k, m}, 0), Tensor<CB, 1, Bool>::cat({kc, mc}, 0));
+        }
+    }
+    ::unsetenv("BURN_VULKAN_COPY_KERNEL");
 }
 
 TEST(VulkanLayout, RepeatDim) {
