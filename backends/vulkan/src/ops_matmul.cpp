@@ -48,8 +48,9 @@ struct Vec4Tile {
 
 /// 64 x 128 blocks (128 threads) for large products, 64 x 64 (64 threads) otherwise; k steps
 /// of 16. On an H100, 4096^2: 64 x 128 and 128 x 64 reach 37-39 TFLOP/s, 128 x 128 and 64 x 64
-/// 32-33 (bench/vulkan.cpp, BM_VkMatmul). BURN_VULKAN_MATMUL_TILE=BMxBNxBK (read once; BM, BN in {32, 64, 128, 256} with BM * BN
-/// / 64 <= 1024, BK a multiple of 4 such that each thread loads whole vec4s) overrides it.
+/// 32-33 (bench/vulkan.cpp, BM_VkMatmul). BURN_VULKAN_MATMUL_TILE=BMxBNxBK (read once; BM, BN
+/// in {32, 64, 128, 256} with BM * BN / 64 <= 1024, BK a multiple of 4 such that each thread
+/// loads whole vec4s) overrides it.
 Vec4Tile choose_vec4_tile(std::size_t m, std::size_t n) {
     static const std::optional<Vec4Tile> forced = []() -> std::optional<Vec4Tile> {
         const char* e = std::getenv("BURN_VULKAN_MATMUL_TILE");
