@@ -118,6 +118,7 @@ std::shared_ptr<Context> Context::get(const VulkanDevice& device) {
 }
 
 Context::Context(std::shared_ptr<DeviceHandle> device) : device_(std::move(device)) {
+    jit_on_first_run_ = device_->physical->info.type == VulkanDeviceType::Cpu;
     if (const char* e = std::getenv("BURN_VULKAN_SYNC_ERRORS"))
         sync_errors_ = *e != '\0' && std::string_view(e) != "0";
     pool_ = std::make_shared<MemoryPool>(device_, MemoryPool::Kind::Device);
@@ -324,6 +325,7 @@ void Context::recycle(Batch& b) {
     check(vkResetDescriptorPool(device_->device, b.descriptors, 0), "vkResetDescriptorPool");
     check(vkResetCommandBuffer(b.cmd, 0), "vkResetCommandBuffer");
     b.dispatches = b.bindings = b.commands = 0;
+    b.first_runs = false;
     free_batches_.push_back(std::move(b));
 }
 
@@ -344,7 +346,12 @@ void Context::submit_locked() {
         throw_result("vkQueueSubmit", r);
     }
     ++stats_.submits;
+    const bool first_runs = b.first_runs;
     in_flight_.push_back(std::move(b));
+    if (first_runs) {  // see jit_on_first_run_: the compilation happens now, not at exit
+        wait_locked(0);
+        return;
+    }
     // Recycle what has finished; bound the work in flight.
     while (!in_flight_.empty() &&
            vkGetFenceStatus(device_->device, in_flight_.front().fence) == VK_SUCCESS) {
@@ -376,6 +383,7 @@ void Context::abandon_pending() noexcept {
             vkResetDescriptorPool(device_->device, recording_->descriptors, 0) == VK_SUCCESS) {
             recording_->keep_alive.clear();
             recording_->dispatches = recording_->bindings = recording_->commands = 0;
+            recording_->first_runs = false;
             free_batches_.push_back(std::move(*recording_));
         } else {
             destroy_batch(*recording_);
@@ -543,6 +551,7 @@ void Context::dispatch(const Pipeline& p, std::span<const Buffer* const> buffers
         vkCmdPushConstants(b.cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                            static_cast<std::uint32_t>(push.size()), push.data());
     vkCmdDispatch(b.cmd, groups[0], groups[1], groups[2]);
+    if (jit_on_first_run_ && ran_.insert(&p).second) b.first_runs = true;
     ++b.dispatches;
     b.bindings += p.bindings;
     ++stats_.dispatches;

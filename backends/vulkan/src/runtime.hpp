@@ -32,6 +32,7 @@
 #include <string_view>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "burn/backend/vulkan.hpp"
@@ -343,6 +344,7 @@ private:
         std::vector<Buffer> keep_alive;  // staging buffers used by the batch's copies
         std::size_t dispatches = 0, bindings = 0, commands = 0;
         std::size_t capacity = 0;  // dispatches its descriptor pool was sized for
+        bool first_runs = false;   // runs a pipeline for the first time (see jit_on_first_run_)
     };
     Batch& current();           // the recording batch (begun); under mutex_
     void barrier(Batch& b);     // full compute/transfer barrier before the next command
@@ -373,6 +375,12 @@ private:
     bool errors_armed_ = false;
     bool sync_errors_ = false;
     std::vector<std::string> error_ops_;
+    /// CPU devices (lavapipe) compile a pipeline on their queue thread when a batch first runs
+    /// it, and LLVM makes static objects during that compilation. Such a batch is waited for
+    /// right after its submission, so that no compilation is left for the exit, when those
+    /// statics may be gone (a hang or a crash inside the JIT). ran_: pipelines dispatched so far.
+    bool jit_on_first_run_ = false;
+    std::unordered_set<const Pipeline*> ran_;
 
     std::mutex pipeline_mutex_;
     std::unordered_map<std::string, std::unique_ptr<Pipeline>> pipelines_;
