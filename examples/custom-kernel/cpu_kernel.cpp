@@ -119,9 +119,9 @@ CpuTensor cpu_fused_matmul_add_relu(CpuTensor lhs, CpuTensor rhs, const CpuTenso
                "fused_matmul_add_relu (cpu): expected f32 or f64 tensors, got ", dtype);
     const burn::Shape shape = fused_output_shape(lhs.shape, rhs.shape, bias.shape);
 
-    lhs = burn::cpu::contiguous(std::move(lhs));
-    rhs = burn::cpu::contiguous(std::move(rhs));
-    CpuTensor out = burn::cpu::empty(shape, dtype);
+    lhs = burn::cpu::Kernels::contiguous(std::move(lhs));
+    rhs = burn::cpu::Kernels::contiguous(std::move(rhs));
+    CpuTensor out = burn::cpu::Kernels::empty(shape, dtype, burn::CpuDevice{});
     if (shape.num_elements() == 0) return out;
     if (dtype == burn::DType::F32) run<float>(lhs, rhs, bias, out);
     else run<double>(lhs, rhs, bias, out);

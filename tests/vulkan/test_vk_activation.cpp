@@ -108,13 +108,13 @@ TEST(VulkanActivation, Softmax) {
 
 TEST(VulkanActivation, Errors) {
     BURN_REQUIRE_VULKAN();
-    const auto x = vk::from_data(vk_random(Shape{2, 3}), DType::F32, VulkanDevice{});
-    const auto y = vk::from_data(vk_random(Shape{3, 2}), DType::F32, VulkanDevice{});
-    const auto i = vk::from_data(TensorData(std::vector<std::int32_t>{1, 2}, Shape{2}), DType::I32,
+    const auto x = vk::Kernels::from_data(vk_random(Shape{2, 3}), DType::F32, VulkanDevice{});
+    const auto y = vk::Kernels::from_data(vk_random(Shape{3, 2}), DType::F32, VulkanDevice{});
+    const auto i = vk::Kernels::from_data(TensorData(std::vector<std::int32_t>{1, 2}, Shape{2}), DType::I32,
                                  VulkanDevice{});
-    EXPECT_THROW((void)vk::softmax(x, 2, false), Error);
-    EXPECT_THROW((void)vk::activation_backward(vk::Activation::Relu, x, y), Error);
-    EXPECT_THROW((void)vk::activation_backward(vk::Activation::LeakyRelu, x, x), Error);
-    EXPECT_THROW((void)vk::activation(vk::Activation::Relu, i), Error);
-    EXPECT_THROW((void)vk::softmax(i, 0, true), Error);
+    EXPECT_THROW((void)vk::Kernels::softmax(x, 2, false), Error);
+    EXPECT_THROW((void)vk::Kernels::activation_backward(vk::Activation::Relu, x, y), Error);
+    EXPECT_THROW((void)vk::Kernels::activation_backward(vk::Activation::LeakyRelu, x, x), Error);
+    EXPECT_THROW((void)vk::Kernels::activation(vk::Activation::Relu, i, 0.0, 0.0), Error);
+    EXPECT_THROW((void)vk::Kernels::softmax(i, 0, true), Error);
 }

@@ -377,7 +377,7 @@ TEST(VulkanElementwise, IsNanAndClamp) {
   auto i = Tensor<VB, 2, Int>::from_data(
       TensorData(std::vector<I32>{1, 2, 3, 4}, Shape{2, 2}));
   EXPECT_EQ(
-      (Tensor<VB, 2, Bool>(vk::is_nan(i.primitive())).to_data()),
+      (Tensor<VB, 2, Bool>(vk::Kernels::is_nan(i.primitive())).to_data()),
       (TensorData::from_nested<bool, 2>({{false, false}, {false, false}})));
 }
 
@@ -421,9 +421,9 @@ TEST(VulkanElementwise, InPlaceReuseKeepsSharedInputs) {
   // A unique dense input is reused as the output.
   vk::VulkanTensor p = Tensor<VB, 2>::from_data(data).into_primitive();
   const auto *buf = p.buffer.get();
-  vk::VulkanTensor q = vk::unary(vk::UnaryOp::Neg, std::move(p));
+  vk::VulkanTensor q = vk::Kernels::unary(vk::UnaryOp::Neg, std::move(p));
   EXPECT_EQ(q.buffer.get(), buf);
-  vk::VulkanTensor r = vk::activation(vk::Activation::Relu, std::move(q));
+  vk::VulkanTensor r = vk::Kernels::activation(vk::Activation::Relu, std::move(q), 0.0, 0.0);
   EXPECT_EQ(r.buffer.get(), buf);
 }
 
@@ -458,10 +458,10 @@ TEST(VulkanElementwise, Int64Variants) {
     GTEST_SKIP() << "no shaderInt64";
   const std::vector<std::int64_t> a{5, -7, 9, -(std::int64_t{1} << 40), 3, 0};
   const std::vector<std::int64_t> b{-3, 2, 4, 3, -1, 5};
-  const auto ta = vk::from_data(TensorData(a, Shape{6}), DType::I64, dev);
-  const auto tb = vk::from_data(TensorData(b, Shape{6}), DType::I64, dev);
+  const auto ta = vk::Kernels::from_data(TensorData(a, Shape{6}), DType::I64, dev);
+  const auto tb = vk::Kernels::from_data(TensorData(b, Shape{6}), DType::I64, dev);
   auto get = [](const vk::VulkanTensor &t) {
-    return vk::into_data(t).to_vec<std::int64_t>();
+    return vk::Kernels::into_data(t).to_vec<std::int64_t>();
   };
   auto floor_rem = [](std::int64_t x, std::int64_t y) {
     std::int64_t r = x % y;
@@ -473,30 +473,30 @@ TEST(VulkanElementwise, Int64Variants) {
     rem.push_back(floor_rem(a[i], b[i]));
     mx.push_back(std::max(a[i], b[i]));
   }
-  EXPECT_EQ(get(vk::binary(vk::BinaryOp::Add, ta, tb)), add);
-  EXPECT_EQ(get(vk::binary(vk::BinaryOp::Rem, ta, tb)), rem);
-  EXPECT_EQ(get(vk::binary(vk::BinaryOp::Max, ta, tb)), mx);
-  EXPECT_EQ(get(vk::binary_scalar(vk::BinaryOp::Mul, ta,
+  EXPECT_EQ(get(vk::Kernels::binary(vk::BinaryOp::Add, ta, tb)), add);
+  EXPECT_EQ(get(vk::Kernels::binary(vk::BinaryOp::Rem, ta, tb)), rem);
+  EXPECT_EQ(get(vk::Kernels::binary(vk::BinaryOp::Max, ta, tb)), mx);
+  EXPECT_EQ(get(vk::Kernels::binary_scalar(vk::BinaryOp::Mul, ta,
                                   vk::ScalarArg::of(std::int64_t{1} << 20))),
             (std::vector<std::int64_t>{5 << 20, -7 << 20, 9 << 20,
                                        -(std::int64_t{1} << 60), 3 << 20, 0}));
-  EXPECT_EQ(get(vk::binary_scalar(vk::BinaryOp::Pow, ta,
+  EXPECT_EQ(get(vk::Kernels::binary_scalar(vk::BinaryOp::Pow, ta,
                                   vk::ScalarArg::of(std::int64_t{3}))),
             (std::vector<std::int64_t>{125, -343, 729, 0, 27,
                                        0})); // (-2^40)^3 wraps to 0
-  EXPECT_EQ(get(vk::unary(vk::UnaryOp::Abs, ta)),
+  EXPECT_EQ(get(vk::Kernels::unary(vk::UnaryOp::Abs, ta)),
             (std::vector<std::int64_t>{5, 7, 9, std::int64_t{1} << 40, 3, 0}));
-  EXPECT_EQ(get(vk::clamp(ta, vk::ScalarArg::of(std::int64_t{-6}),
+  EXPECT_EQ(get(vk::Kernels::clamp(ta, vk::ScalarArg::of(std::int64_t{-6}),
                           vk::ScalarArg::of(std::int64_t{6}))),
             (std::vector<std::int64_t>{5, -6, 6, -6, 3, 0}));
   EXPECT_EQ(
-      (vk::into_data(vk::compare_scalar(
+      (vk::Kernels::into_data(vk::Kernels::compare_scalar(
           vk::CmpOp::Lt, ta, vk::ScalarArg::of(-(std::int64_t{1} << 39))))),
       (TensorData::from_nested<bool, 1>(
           {false, false, false, true, false, false})));
-  const auto mask = vk::compare(vk::CmpOp::Gt, ta, tb);
+  const auto mask = vk::Kernels::compare(vk::CmpOp::Gt, ta, tb);
   EXPECT_EQ(
-      get(vk::mask_fill(ta, mask, vk::ScalarArg::of(std::int64_t{1} << 50))),
+      get(vk::Kernels::mask_fill(ta, mask, vk::ScalarArg::of(std::int64_t{1} << 50))),
       (std::vector<std::int64_t>{
           std::int64_t{1} << 50, -7, std::int64_t{1} << 50,
           -(std::int64_t{1} << 40), std::int64_t{1} << 50, 0}));
@@ -519,16 +519,16 @@ TEST(VulkanElementwise, Errors) {
   EXPECT_THROW((void)i.powi_scalar(-1).to_data(), Error);
   const auto b = i.primitive();
   auto bo =
-      vk::compare_scalar(vk::CmpOp::Gt, b, vk::ScalarArg::of(std::int64_t{2}));
-  EXPECT_THROW((void)vk::binary(vk::BinaryOp::Add, bo, bo), Error);
-  EXPECT_THROW((void)vk::unary(vk::UnaryOp::Exp, b), Error);
-  EXPECT_THROW((void)vk::binary(vk::BinaryOp::And, b, b), Error);
+      vk::Kernels::compare_scalar(vk::CmpOp::Gt, b, vk::ScalarArg::of(std::int64_t{2}));
+  EXPECT_THROW((void)vk::Kernels::binary(vk::BinaryOp::Add, bo, bo), Error);
+  EXPECT_THROW((void)vk::Kernels::unary(vk::UnaryOp::Exp, b), Error);
+  EXPECT_THROW((void)vk::Kernels::binary(vk::BinaryOp::And, b, b), Error);
   const auto x =
-      vk::from_data(vk_random(Shape{2, 3}), DType::F32, VulkanDevice{});
+      vk::Kernels::from_data(vk_random(Shape{2, 3}), DType::F32, VulkanDevice{});
   const auto y =
-      vk::from_data(vk_random(Shape{4, 3}), DType::F32, VulkanDevice{});
-  EXPECT_THROW((void)vk::binary(vk::BinaryOp::Add, x, y), Error);
-  EXPECT_THROW((void)vk::mask_fill(x, vk::compare(vk::CmpOp::Gt, y, y),
+      vk::Kernels::from_data(vk_random(Shape{4, 3}), DType::F32, VulkanDevice{});
+  EXPECT_THROW((void)vk::Kernels::binary(vk::BinaryOp::Add, x, y), Error);
+  EXPECT_THROW((void)vk::Kernels::mask_fill(x, vk::Kernels::compare(vk::CmpOp::Gt, y, y),
                                    vk::ScalarArg::of(1.0)),
                Error);
 }
@@ -542,26 +542,26 @@ TEST(VulkanElementwise, MixedDtypesConvertAsTheCpuBackend) {
   const auto bd = TensorData::from_nested<bool, 2>(
       {{true, false, true}, {false, true, false}});
   const VulkanDevice dev{};
-  const auto vf = vk::from_data(fd, DType::F32, dev),
-             vi = vk::from_data(id, DType::I32, dev);
-  const auto vb = vk::from_data(bd, DType::Bool, dev);
-  const auto cf = cpu::from_data(fd, DType::F32),
-             ci = cpu::from_data(id, DType::I32);
-  const auto cb = cpu::from_data(bd, DType::Bool);
+  const auto vf = vk::Kernels::from_data(fd, DType::F32, dev),
+             vi = vk::Kernels::from_data(id, DType::I32, dev);
+  const auto vb = vk::Kernels::from_data(bd, DType::Bool, dev);
+  const auto cf = cpu::Kernels::from_data(fd, DType::F32, {}),
+             ci = cpu::Kernels::from_data(id, DType::I32, {});
+  const auto cb = cpu::Kernels::from_data(bd, DType::Bool, {});
   auto same = [](const vk::VulkanTensor &v, const cpu::CpuTensor &c) {
-    vk::into_data(v).assert_approx_eq(cpu::into_data(c), Tolerance{0, 0});
+    vk::Kernels::into_data(v).assert_approx_eq(cpu::Kernels::into_data(c), Tolerance{0, 0});
     EXPECT_EQ(v.dtype, c.dtype);
   };
-  same(vk::binary(vk::BinaryOp::Add, vf, vi),
-       cpu::binary(cpu::BinaryOp::Add, cf, ci));
-  same(vk::binary(vk::BinaryOp::Sub, vi, vf),
-       cpu::binary(cpu::BinaryOp::Sub, ci, cf));
-  same(vk::compare(vk::CmpOp::Ge, vi, vf),
-       cpu::compare(cpu::CmpOp::Ge, ci, cf));
-  same(vk::compare(vk::CmpOp::Eq, vb, vi),
-       cpu::compare(cpu::CmpOp::Eq, cb, ci));
-  same(vk::mask_where(vf, vi, vi),
-       cpu::mask_where(cf, ci, ci)); // int mask (!= 0), int value
-  same(vk::mask_fill(vi, vf, vk::ScalarArg::of(std::int64_t{9})),
-       cpu::mask_fill(ci, cf, cpu::ScalarArg::of(std::int64_t{9})));
+  same(vk::Kernels::binary(vk::BinaryOp::Add, vf, vi),
+       cpu::Kernels::binary(cpu::BinaryOp::Add, cf, ci));
+  same(vk::Kernels::binary(vk::BinaryOp::Sub, vi, vf),
+       cpu::Kernels::binary(cpu::BinaryOp::Sub, ci, cf));
+  same(vk::Kernels::compare(vk::CmpOp::Ge, vi, vf),
+       cpu::Kernels::compare(cpu::CmpOp::Ge, ci, cf));
+  same(vk::Kernels::compare(vk::CmpOp::Eq, vb, vi),
+       cpu::Kernels::compare(cpu::CmpOp::Eq, cb, ci));
+  same(vk::Kernels::mask_where(vf, vi, vi),
+       cpu::Kernels::mask_where(cf, ci, ci)); // int mask (!= 0), int value
+  same(vk::Kernels::mask_fill(vi, vf, vk::ScalarArg::of(std::int64_t{9})),
+       cpu::Kernels::mask_fill(ci, cf, cpu::ScalarArg::of(std::int64_t{9})));
 }

@@ -98,14 +98,14 @@ TEST(VulkanSort, Int64AndIndexDtypes) {
     for (auto& x : v) x = static_cast<std::int64_t>(rng() % 7) * (std::int64_t{1} << 35) - (std::int64_t{3} << 35) +
                           static_cast<std::int64_t>(rng() % 3);
     const TensorData d(v, Shape{4, 300});
-    const auto vt = vk::from_data(d, DType::I64, VulkanDevice{});
-    const auto ct = cpu::from_data(d, DType::I64);
+    const auto vt = vk::Kernels::from_data(d, DType::I64, VulkanDevice{});
+    const auto ct = cpu::Kernels::from_data(d, DType::I64, {});
     for (bool desc : {false, true}) {
-        auto [a, ai] = vk::sort(vt, 1, desc, DType::I64);
-        auto [b, bi] = cpu::sort(ct, 1, desc, DType::I64);
-        EXPECT_EQ(vk::into_data(a), cpu::into_data(b));
-        EXPECT_EQ(vk::into_data(ai), cpu::into_data(bi));
-        EXPECT_EQ(vk::into_data(vk::argsort(vt, 0, desc, DType::I32)), cpu::into_data(cpu::argsort(ct, 0, desc, DType::I32)));
+        auto [a, ai] = vk::Kernels::sort(vt, 1, desc, DType::I64);
+        auto [b, bi] = cpu::Kernels::sort(ct, 1, desc, DType::I64);
+        EXPECT_EQ(vk::Kernels::into_data(a), cpu::Kernels::into_data(b));
+        EXPECT_EQ(vk::Kernels::into_data(ai), cpu::Kernels::into_data(bi));
+        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::argsort(vt, 0, desc, DType::I32)), cpu::Kernels::into_data(cpu::Kernels::argsort(ct, 0, desc, DType::I32)));
     }
 }
 
@@ -121,7 +121,7 @@ TEST(VulkanArgwhere, RowMajorCoordinates) {
     expect_same(e.greater_elem(0.0f).argwhere(), f.greater_elem(0.0f).argwhere(), kExact);
     // i64 coordinates through the kernel API.
     const auto m = v.greater_elem(0.5f);
-    const auto got = vk::into_data(vk::argwhere(m.primitive(), DType::I64));
+    const auto got = vk::Kernels::into_data(vk::Kernels::argwhere(m.primitive(), DType::I64));
     EXPECT_EQ(got.dtype, DType::I64);
     EXPECT_EQ(got.convert(DType::I32), c.greater_elem(0.5f).argwhere().to_data());
 }
@@ -156,8 +156,8 @@ TEST(VulkanGatherScatter, GatherAndScatterAdd) {
     auto [vl, vk2] = both<2>(TensorData(floats(100000, 0.0f, 1.0f, 34), Shape{1, 100000}));
     expect_same(l.scatter(1, il, vl), k.scatter(1, ik, vk2), Tolerance{1e-6, 1e-6});
     // Errors as the CPU backend.
-    EXPECT_THROW((void)vk::gather(0, v.primitive(), ia.primitive()), Error);
-    EXPECT_THROW((void)vk::gather(3, v.primitive(), v.greater_elem(0.0f).primitive()), Error);
+    EXPECT_THROW((void)vk::Kernels::gather(0, v.primitive(), ia.primitive()), Error);
+    EXPECT_THROW((void)vk::Kernels::gather(3, v.primitive(), v.greater_elem(0.0f).primitive()), Error);
 }
 
 TEST(VulkanGatherScatter, SelectAndSelectAssign) {
@@ -203,7 +203,7 @@ TEST(VulkanGatherScatter, EmbeddingAndBackward) {
     const auto gc2 = Tensor<CB, 2>(CB::embedding_backward(wc.primitive(), gc.swap_dims(0, 1).primitive(),
                                                           ic.swap_dims(0, 1).primitive()));
     expect_same(gv2, gc2, Tolerance{1e-6, 1e-6});
-    EXPECT_THROW((void)vk::embedding_backward(w.primitive(), w.primitive(), i.primitive()), Error);
+    EXPECT_THROW((void)vk::Kernels::embedding_backward(w.primitive(), w.primitive(), i.primitive()), Error);
 }
 
 TEST(VulkanGatherScatter, ManyIndicesAndBounds) {
@@ -227,11 +227,11 @@ TEST(VulkanGatherScatter, ManyIndicesAndBounds) {
 
 TEST(VulkanSort, RankZeroAndErrors) {
     BURN_REQUIRE_VULKAN();
-    auto t = vk::from_data(TensorData(std::vector<float>{2.5f}, Shape{}), DType::F32, VulkanDevice{});
-    auto [v, i] = vk::sort(t, 0, false, DType::I32);
-    EXPECT_EQ(vk::into_data(v), TensorData(std::vector<float>{2.5f}, Shape{}));
-    EXPECT_EQ(vk::into_data(i), TensorData(std::vector<std::int32_t>{0}, Shape{}));
-    EXPECT_THROW((void)vk::sort(t, 1, false, DType::I32), Error);
-    EXPECT_THROW((void)vk::argsort(t, 0, false, DType::F32), Error);
-    EXPECT_THROW((void)vk::argwhere(t, DType::F32), Error);
+    auto t = vk::Kernels::from_data(TensorData(std::vector<float>{2.5f}, Shape{}), DType::F32, VulkanDevice{});
+    auto [v, i] = vk::Kernels::sort(t, 0, false, DType::I32);
+    EXPECT_EQ(vk::Kernels::into_data(v), TensorData(std::vector<float>{2.5f}, Shape{}));
+    EXPECT_EQ(vk::Kernels::into_data(i), TensorData(std::vector<std::int32_t>{0}, Shape{}));
+    EXPECT_THROW((void)vk::Kernels::sort(t, 1, false, DType::I32), Error);
+    EXPECT_THROW((void)vk::Kernels::argsort(t, 0, false, DType::F32), Error);
+    EXPECT_THROW((void)vk::Kernels::argwhere(t, DType::F32), Error);
 }

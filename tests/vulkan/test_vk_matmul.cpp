@@ -44,7 +44,7 @@ std::pair<Tensor<VB, D>, Tensor<CB, D>> view_of(const std::vector<float>& storag
 /// quantization family's dequantize, not linked in yet).
 template <std::size_t D, class K>
 Tensor<VB, D, K> vmm(const Tensor<VB, D, K>& a, const Tensor<VB, D, K>& b) {
-    return Tensor<VB, D, K>(vk::matmul(a.primitive(), b.primitive()));
+    return Tensor<VB, D, K>(vk::Kernels::matmul(a.primitive(), b.primitive()));
 }
 
 std::vector<float> random_vec(std::size_t n, std::uint64_t seed) {
@@ -156,7 +156,7 @@ TEST(VulkanMatmul, IntsEmptyAndZeroK) {
     auto a = Tensor<VB, 2, Int>::from_data(ai);
     auto b = Tensor<VB, 2, Int>::from_data(bi);
     // Int matmul is not in the tensor API: the kernel entry point directly.
-    const Tensor<VB, 2, Int> prod(vk::matmul(a.primitive(), b.primitive()));
+    const Tensor<VB, 2, Int> prod(vk::Kernels::matmul(a.primitive(), b.primitive()));
     EXPECT_EQ(prod.to_data(), (TensorData::from_nested<std::int32_t, 2>({{58, 24}, {-83, 10}})));
     // k = 0: zeros; m = 0: empty.
     auto [z1, z1c] = both<2>(TensorData(std::vector<float>{}, Shape{3, 0}));

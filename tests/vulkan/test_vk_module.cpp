@@ -26,9 +26,9 @@ struct Pair {
 
 Pair make(const TensorData& d, bool strided) {
     Pair p;
-    p.c = cpu::from_data(d, DType::F32);
+    p.c = cpu::Kernels::from_data(d, DType::F32, {});
     if (!strided || d.shape.rank() < 2) {
-        p.v = vk::from_data(d, DType::F32, VulkanDevice{});
+        p.v = vk::Kernels::from_data(d, DType::F32, VulkanDevice{});
         return p;
     }
     const Shape& s = d.shape;
@@ -41,7 +41,7 @@ Pair make(const TensorData& d, bool strided) {
             for (std::size_t j = 0; j < cols; ++j)
                 st[3 + m * rows * cols + j * rows + i] = src[m * rows * cols + i * cols + j];
     p.v =
-        vk::from_data(TensorData(std::move(st), Shape{3 + src.size()}), DType::F32, VulkanDevice{});
+        vk::Kernels::from_data(TensorData(std::move(st), Shape{3 + src.size()}), DType::F32, VulkanDevice{});
     p.v.shape = s;
     std::int64_t acc = 1;
     for (std::size_t i = r; i-- > 0;) {
@@ -59,7 +59,7 @@ Pair rnd(const Shape& s, std::uint64_t seed, bool strided = false) {
 }
 
 void same(const vk::VulkanTensor& v, const cpu::CpuTensor& c, double tol = 1e-4) {
-    const TensorData a = vk::into_data(v), b = cpu::into_data(c);
+    const TensorData a = vk::Kernels::into_data(v), b = cpu::Kernels::into_data(c);
     ASSERT_EQ(a.shape, b.shape);
     ASSERT_EQ(a.dtype, b.dtype);
     a.assert_approx_eq(b, Tolerance{tol, tol});
@@ -104,26 +104,26 @@ void check_conv(const ConvCase& cc, std::uint64_t seed, bool strided) {
     std::optional<vk::VulkanTensor> bv;
     std::optional<cpu::CpuTensor> bc;
     if (cc.bias) bv = b.v, bc = b.c;
-    const auto yc = cpu::conv(x.c, w.c, bc, a.c);
-    same(vk::conv(x.v, w.v, bv, a.v), yc);
+    const auto yc = cpu::Kernels::conv(x.c, w.c, bc, a.c);
+    same(vk::Kernels::conv(x.v, w.v, bv, a.v), yc);
     Pair g = rnd(yc.shape, seed + 3, strided);
-    same(vk::conv_x_backward(x.v, w.v, g.v, a.v), cpu::conv_x_backward(x.c, w.c, g.c, a.c));
-    same(vk::conv_weight_backward(x.v, w.v, g.v, a.v),
-         cpu::conv_weight_backward(x.c, w.c, g.c, a.c));
-    same(vk::conv_bias_backward(g.v), cpu::conv_bias_backward(g.c));
+    same(vk::Kernels::conv_x_backward(x.v, w.v, g.v, a.v), cpu::Kernels::conv_x_backward(x.c, w.c, g.c, a.c));
+    same(vk::Kernels::conv_weight_backward(x.v, w.v, g.v, a.v),
+         cpu::Kernels::conv_weight_backward(x.c, w.c, g.c, a.c));
+    same(vk::Kernels::conv_bias_backward(g.v), cpu::Kernels::conv_bias_backward(g.c));
 
     // Transposed: weight [Cin, Cout / G, K...].
     Shape wt{cin, cc.cout / cc.groups};
     for (std::size_t i = 0; i < cc.n; ++i) wt.push_back(cc.k[i]);
     Pair w2 = rnd(wt, seed + 4, strided);
-    const auto tc = cpu::conv_transpose(x.c, w2.c, bc, a.c);
-    same(vk::conv_transpose(x.v, w2.v, bv, a.v), tc);
+    const auto tc = cpu::Kernels::conv_transpose(x.c, w2.c, bc, a.c);
+    same(vk::Kernels::conv_transpose(x.v, w2.v, bv, a.v), tc);
     Pair g2 = rnd(tc.shape, seed + 5, strided);
-    same(vk::conv_transpose_x_backward(x.v, w2.v, g2.v, a.v),
-         cpu::conv_transpose_x_backward(x.c, w2.c, g2.c, a.c));
-    same(vk::conv_transpose_weight_backward(x.v, w2.v, g2.v, a.v),
-         cpu::conv_transpose_weight_backward(x.c, w2.c, g2.c, a.c));
-    same(vk::conv_bias_backward(g2.v), cpu::conv_bias_backward(g2.c));
+    same(vk::Kernels::conv_transpose_x_backward(x.v, w2.v, g2.v, a.v),
+         cpu::Kernels::conv_transpose_x_backward(x.c, w2.c, g2.c, a.c));
+    same(vk::Kernels::conv_transpose_weight_backward(x.v, w2.v, g2.v, a.v),
+         cpu::Kernels::conv_transpose_weight_backward(x.c, w2.c, g2.c, a.c));
+    same(vk::Kernels::conv_bias_backward(g2.v), cpu::Kernels::conv_bias_backward(g2.c));
 }
 
 }  // namespace
@@ -212,19 +212,19 @@ void check_pools(const Shape& xs, const Args& a, std::uint64_t seed, bool stride
     SCOPED_TRACE(::testing::Message()
                  << "pool x " << xs << " seed " << seed << " strided " << strided);
     Pair x = rnd(xs, seed, strided);
-    const auto yc = cpu::avg_pool(x.c, a.c);
-    same(vk::avg_pool(x.v, a.v), yc);
+    const auto yc = cpu::Kernels::avg_pool(x.c, a.c);
+    same(vk::Kernels::avg_pool(x.v, a.v), yc);
     Pair g = rnd(yc.shape, seed + 1, strided);
-    same(vk::avg_pool_backward(x.v, g.v, a.v), cpu::avg_pool_backward(x.c, g.c, a.c));
+    same(vk::Kernels::avg_pool_backward(x.v, g.v, a.v), cpu::Kernels::avg_pool_backward(x.c, g.c, a.c));
     for (DType it : {DType::I32, DType::I64}) {
-        auto [mv, iv] = vk::max_pool(x.v, a.v, true, it);
-        auto [mc, ic] = cpu::max_pool(x.c, a.c, true, it);
+        auto [mv, iv] = vk::Kernels::max_pool(x.v, a.v, true, it);
+        auto [mc, ic] = cpu::Kernels::max_pool(x.c, a.c, true, it);
         same(mv, mc);
-        EXPECT_EQ(vk::into_data(iv), cpu::into_data(ic));
-        same(vk::max_pool_backward(x.v, g.v, iv, a.v), cpu::max_pool_backward(x.c, g.c, ic, a.c));
+        EXPECT_EQ(vk::Kernels::into_data(iv), cpu::Kernels::into_data(ic));
+        same(vk::Kernels::max_pool_backward(x.v, g.v, iv, a.v), cpu::Kernels::max_pool_backward(x.c, g.c, ic, a.c));
     }
-    auto [m0, i0] = vk::max_pool(x.v, a.v, false, DType::I32);
-    same(m0, cpu::max_pool(x.c, a.c, false, DType::I32).first);
+    auto [m0, i0] = vk::Kernels::max_pool(x.v, a.v, false, DType::I32);
+    same(m0, cpu::Kernels::max_pool(x.c, a.c, false, DType::I32).first);
     EXPECT_EQ(i0.num_elements(), 0u);
 }
 
@@ -251,13 +251,13 @@ TEST(VulkanPool, MaxDilated) {
         for (bool ceil : {false, true}) {
             const Args a = pool_args(2, {3, 2}, {2, 1}, {1, 1}, {2, 3}, ceil, true);
             Pair x = rnd(Shape{2, 3, 12, 13}, 55, st);
-            auto [mv, iv] = vk::max_pool(x.v, a.v, true, DType::I32);
-            auto [mc, ic] = cpu::max_pool(x.c, a.c, true, DType::I32);
+            auto [mv, iv] = vk::Kernels::max_pool(x.v, a.v, true, DType::I32);
+            auto [mc, ic] = cpu::Kernels::max_pool(x.c, a.c, true, DType::I32);
             same(mv, mc);
-            EXPECT_EQ(vk::into_data(iv), cpu::into_data(ic));
+            EXPECT_EQ(vk::Kernels::into_data(iv), cpu::Kernels::into_data(ic));
             Pair g = rnd(mc.shape, 56, st);
-            same(vk::max_pool_backward(x.v, g.v, iv, a.v),
-                 cpu::max_pool_backward(x.c, g.c, ic, a.c));
+            same(vk::Kernels::max_pool_backward(x.v, g.v, iv, a.v),
+                 cpu::Kernels::max_pool_backward(x.c, g.c, ic, a.c));
         }
 }
 
@@ -274,16 +274,16 @@ TEST(VulkanPool, Pool1dAndNaN) {
                               Shape{1, 1, 2, 6});
     Pair x = make(d, false);
     const Args a = pool_args(2, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, true);
-    auto [mv, iv] = vk::max_pool(x.v, a.v, true, DType::I32);
-    auto [mc, ic] = cpu::max_pool(x.c, a.c, true, DType::I32);
-    const TensorData dv = vk::into_data(mv), dc = cpu::into_data(mc);
+    auto [mv, iv] = vk::Kernels::max_pool(x.v, a.v, true, DType::I32);
+    auto [mc, ic] = cpu::Kernels::max_pool(x.c, a.c, true, DType::I32);
+    const TensorData dv = vk::Kernels::into_data(mv), dc = cpu::Kernels::into_data(mc);
     const auto sv = dv.as_span<float>(), sc = dc.as_span<float>();
     ASSERT_EQ(sv.size(), sc.size());
     for (std::size_t i = 0; i < sv.size(); ++i) {
         EXPECT_EQ(std::isnan(sv[i]), std::isnan(sc[i])) << i;
         if (!std::isnan(sc[i])) EXPECT_EQ(sv[i], sc[i]) << i;
     }
-    EXPECT_EQ(vk::into_data(iv), cpu::into_data(ic));
+    EXPECT_EQ(vk::Kernels::into_data(iv), cpu::Kernels::into_data(ic));
 }
 
 TEST(VulkanPool, Adaptive) {
@@ -302,11 +302,11 @@ TEST(VulkanPool, Adaptive) {
         for (const Case& c : cases) {
             SCOPED_TRACE(::testing::Message() << "adaptive x " << c.x << " strided " << st);
             Pair x = rnd(c.x, ++seed, st);
-            const auto yc = cpu::adaptive_avg_pool(x.c, c.out);
-            same(vk::adaptive_avg_pool(x.v, c.out), yc);
+            const auto yc = cpu::Kernels::adaptive_avg_pool(x.c, c.out);
+            same(vk::Kernels::adaptive_avg_pool(x.v, c.out), yc);
             Pair g = rnd(yc.shape, ++seed, st);
-            same(vk::adaptive_avg_pool_backward(x.v, g.v),
-                 cpu::adaptive_avg_pool_backward(x.c, g.c));
+            same(vk::Kernels::adaptive_avg_pool_backward(x.v, g.v),
+                 cpu::Kernels::adaptive_avg_pool_backward(x.c, g.c));
         }
 }
 
@@ -325,11 +325,11 @@ TEST(VulkanInterpolate, ModesAndSizes) {
                                  << os[0] << "x" << os[1] << " strided " << st);
                     const InterpolateOptions o{mode, ac};
                     Pair x = rnd(Shape{2, 3, 7, 9}, ++seed, st);
-                    const auto yc = cpu::interpolate(x.c, os, o);
-                    same(vk::interpolate(x.v, os, o), yc);
+                    const auto yc = cpu::Kernels::interpolate(x.c, os, o);
+                    same(vk::Kernels::interpolate(x.v, os, o), yc);
                     Pair g = rnd(yc.shape, ++seed, st);
-                    same(vk::interpolate_backward(x.v, g.v, os, o),
-                         cpu::interpolate_backward(x.c, g.c, os, o));
+                    same(vk::Kernels::interpolate_backward(x.v, g.v, os, o),
+                         cpu::Kernels::interpolate_backward(x.c, g.c, os, o));
                 }
 }
 
@@ -354,7 +354,7 @@ TEST(VulkanUnfold, Unfold4d) {
                 a.v.dilation[i] = a.c.dilation[i] = c.d[i];
             }
             Pair x = rnd(c.x, ++seed, st);
-            same(vk::unfold4d(x.v, a.v), cpu::unfold4d(x.c, a.c), 0.0);
+            same(vk::Kernels::unfold4d(x.v, a.v), cpu::Kernels::unfold4d(x.c, a.c), 0.0);
         }
     // Ints (word copies).
     const auto di = TensorData::from_nested<std::int32_t, 4>({{{{1, 2, 3}, {4, 5, 6}}}});
@@ -362,8 +362,8 @@ TEST(VulkanUnfold, Unfold4d) {
     a.v.n = a.c.n = 2;
     a.v.kernel = a.c.kernel = {2, 2, 1};
     a.v.padding = a.c.padding = {1, 0, 0};
-    EXPECT_EQ(vk::into_data(vk::unfold4d(vk::from_data(di, DType::I32, VulkanDevice{}), a.v)),
-              cpu::into_data(cpu::unfold4d(cpu::from_data(di, DType::I32), a.c)));
+    EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::unfold4d(vk::Kernels::from_data(di, DType::I32, VulkanDevice{}), a.v)),
+              cpu::Kernels::into_data(cpu::Kernels::unfold4d(cpu::Kernels::from_data(di, DType::I32, {}), a.c)));
 }
 
 namespace {
@@ -396,11 +396,11 @@ void check_deform(const Shape& xs, std::size_t cout, std::array<std::size_t, 2> 
     std::optional<cpu::CpuTensor> mc, bc;
     if (with_mask) mv = m.v, mc = m.c;
     if (with_bias) bv = b.v, bc = b.c;
-    const auto yc = cpu::deform_conv2d(x.c, off.c, w.c, mc, bc, a.c);
-    same(vk::deform_conv2d(x.v, off.v, w.v, mv, bv, a.v), yc);
+    const auto yc = cpu::Kernels::deform_conv2d(x.c, off.c, w.c, mc, bc, a.c);
+    same(vk::Kernels::deform_conv2d(x.v, off.v, w.v, mv, bv, a.v), yc);
     Pair g = rnd(yc.shape, seed + 5, strided);
-    const auto rv = vk::deform_conv2d_backward(x.v, off.v, w.v, mv, bv, g.v, a.v);
-    const auto rc = cpu::deform_conv2d_backward(x.c, off.c, w.c, mc, bc, g.c, a.c);
+    const auto rv = vk::Kernels::deform_conv2d_backward(x.v, off.v, w.v, mv, bv, g.v, a.v);
+    const auto rc = cpu::Kernels::deform_conv2d_backward(x.c, off.c, w.c, mc, bc, g.c, a.c);
     same(rv.x_grad, rc.x_grad);
     same(rv.offset_grad, rc.offset_grad);
     same(rv.weight_grad, rc.weight_grad);
@@ -436,30 +436,30 @@ TEST(VulkanModuleErrors, ThrowWhereTheCpuThrows) {
     Pair x3 = rnd(Shape{1, 2, 6}, 401);
     const Args a = pool_args(2, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, true);
     // Pooling rank mismatch.
-    EXPECT_THROW((void)vk::avg_pool(x3.v, a.v), burn::Error);
-    EXPECT_THROW((void)cpu::avg_pool(x3.c, a.c), burn::Error);
+    EXPECT_THROW((void)vk::Kernels::avg_pool(x3.v, a.v), burn::Error);
+    EXPECT_THROW((void)cpu::Kernels::avg_pool(x3.c, a.c), burn::Error);
     // Gradient of the wrong shape.
     Pair g = rnd(Shape{1, 2, 2, 2}, 402);
-    EXPECT_THROW((void)vk::avg_pool_backward(x.v, g.v, a.v), burn::Error);
-    EXPECT_THROW((void)cpu::avg_pool_backward(x.c, g.c, a.c), burn::Error);
+    EXPECT_THROW((void)vk::Kernels::avg_pool_backward(x.v, g.v, a.v), burn::Error);
+    EXPECT_THROW((void)cpu::Kernels::avg_pool_backward(x.c, g.c, a.c), burn::Error);
     // Max-pool indices of the wrong dtype.
-    auto [mv, iv] = vk::max_pool(x.v, a.v, true, DType::I32);
+    auto [mv, iv] = vk::Kernels::max_pool(x.v, a.v, true, DType::I32);
     Pair gm = rnd(mv.shape, 403);
-    EXPECT_THROW((void)vk::max_pool_backward(x.v, gm.v, gm.v, a.v), burn::Error);
-    EXPECT_THROW((void)vk::max_pool(x.v, a.v, true, DType::F32), burn::Error);
+    EXPECT_THROW((void)vk::Kernels::max_pool_backward(x.v, gm.v, gm.v, a.v), burn::Error);
+    EXPECT_THROW((void)vk::Kernels::max_pool(x.v, a.v, true, DType::F32), burn::Error);
     // Interpolation of a 3-d tensor, empty output size.
     const InterpolateOptions o{InterpolateMode::Bilinear, false};
-    EXPECT_THROW((void)vk::interpolate(x3.v, {4, 4}, o), burn::Error);
-    EXPECT_THROW((void)vk::interpolate(x.v, {0, 4}, o), burn::Error);
+    EXPECT_THROW((void)vk::Kernels::interpolate(x3.v, {4, 4}, o), burn::Error);
+    EXPECT_THROW((void)vk::Kernels::interpolate(x.v, {0, 4}, o), burn::Error);
     // Adaptive pooling with an output rank that does not match.
     const std::vector<std::size_t> os{2, 2, 2};
-    EXPECT_THROW((void)vk::adaptive_avg_pool(x.v, os), burn::Error);
+    EXPECT_THROW((void)vk::Kernels::adaptive_avg_pool(x.v, os), burn::Error);
     // Integer convolution (float only).
     const auto di = TensorData::from_nested<std::int32_t, 3>({{{1, 2, 3}}});
     const auto wi = TensorData::from_nested<std::int32_t, 3>({{{1}}});
     Args c;
     c.v.n = 1;
-    EXPECT_THROW((void)vk::conv(vk::from_data(di, DType::I32, VulkanDevice{}),
-                                vk::from_data(wi, DType::I32, VulkanDevice{}), std::nullopt, c.v),
+    EXPECT_THROW((void)vk::Kernels::conv(vk::Kernels::from_data(di, DType::I32, VulkanDevice{}),
+                                vk::Kernels::from_data(wi, DType::I32, VulkanDevice{}), std::nullopt, c.v),
                  burn::Error);
 }

@@ -224,11 +224,11 @@ TEST(VulkanReduce, ArgMaxMinFirstExtremum) {
         expect_same(y, w, Tolerance{0, 0});
     }
     // i64 indices through the kernel API.
-    auto [vals, idx] = vk::reduce_dim_with_indices(vk::ReduceOp::Max, v.primitive(), 1, DType::I64);
-    const auto got = vk::into_data(idx);
+    auto [vals, idx] = vk::Kernels::reduce_dim_with_indices(vk::ReduceOp::Max, v.primitive(), 1, DType::I64);
+    const auto got = vk::Kernels::into_data(idx);
     EXPECT_EQ(got.dtype, DType::I64);
     EXPECT_EQ(got.convert(DType::I32), c.argmax(1).to_data());
-    EXPECT_THROW((void)vk::reduce_dim_with_indices(vk::ReduceOp::Sum, v.primitive(), 1, DType::I32), Error);
+    EXPECT_THROW((void)vk::Kernels::reduce_dim_with_indices(vk::ReduceOp::Sum, v.primitive(), 1, DType::I32), Error);
 }
 
 TEST(VulkanReduce, AnyAll) {
@@ -250,9 +250,9 @@ TEST(VulkanReduce, AnyAll) {
         // Non-bool inputs through the kernels: != 0, as the CPU backend.
         const auto fv = v.add(v).add(v).slice({{0, 2}, {0, 3}, {0, 1}}).into_int();
         const auto fc = c.add(c).add(c).slice({{0, 2}, {0, 3}, {0, 1}}).into_int();
-        EXPECT_EQ(vk::into_data(vk::any_all(true, fv.primitive())), cpu::into_data(cpu::any_all(true, fc.primitive())));
-        EXPECT_EQ(vk::into_data(vk::any_all_dim(false, fv.primitive(), 1)),
-                  cpu::into_data(cpu::any_all_dim(false, fc.primitive(), 1)));
+        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::any_all(true, fv.primitive())), cpu::Kernels::into_data(cpu::Kernels::any_all(true, fc.primitive())));
+        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::any_all_dim(false, fv.primitive(), 1)),
+                  cpu::Kernels::into_data(cpu::Kernels::any_all_dim(false, fc.primitive(), 1)));
         auto [e0, f0] = both<2>(TensorData(std::vector<float>{}, Shape{2, 0}));
         const auto e = e0.greater_elem(0.0f);
         const auto f = f0.greater_elem(0.0f);
@@ -324,20 +324,20 @@ TEST(VulkanReduce, Int64ThroughKernels) {
     std::mt19937_64 rng(21);
     for (auto& x : v) x = static_cast<std::int64_t>(rng() % 2000001) - 1000000 + (std::int64_t{1} << 40);
     const TensorData d(v, Shape{3, 1000});
-    const auto vt = vk::from_data(d, DType::I64, VulkanDevice{});
-    const auto ct = cpu::from_data(d, DType::I64);
+    const auto vt = vk::Kernels::from_data(d, DType::I64, VulkanDevice{});
+    const auto ct = cpu::Kernels::from_data(d, DType::I64, {});
     for (auto op : {vk::ReduceOp::Sum, vk::ReduceOp::Max, vk::ReduceOp::Min, vk::ReduceOp::Mean}) {
         const auto cop = static_cast<cpu::ReduceOp>(static_cast<int>(op));
-        EXPECT_EQ(vk::into_data(vk::reduce_all(op, vt)), cpu::into_data(cpu::reduce_all(cop, ct)));
-        EXPECT_EQ(vk::into_data(vk::reduce_dim(op, vt, 1)), cpu::into_data(cpu::reduce_dim(cop, ct, 1)));
-        EXPECT_EQ(vk::into_data(vk::reduce_dim(op, vt, 0)), cpu::into_data(cpu::reduce_dim(cop, ct, 0)));
+        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::reduce_all(op, vt)), cpu::Kernels::into_data(cpu::Kernels::reduce_all(cop, ct)));
+        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::reduce_dim(op, vt, 1)), cpu::Kernels::into_data(cpu::Kernels::reduce_dim(cop, ct, 1)));
+        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::reduce_dim(op, vt, 0)), cpu::Kernels::into_data(cpu::Kernels::reduce_dim(cop, ct, 0)));
     }
-    auto [a, ai] = vk::reduce_dim_with_indices(vk::ReduceOp::Min, vt, 1, DType::I64);
-    auto [b, bi] = cpu::reduce_dim_with_indices(cpu::ReduceOp::Min, ct, 1, DType::I64);
-    EXPECT_EQ(vk::into_data(a), cpu::into_data(b));
-    EXPECT_EQ(vk::into_data(ai), cpu::into_data(bi));
+    auto [a, ai] = vk::Kernels::reduce_dim_with_indices(vk::ReduceOp::Min, vt, 1, DType::I64);
+    auto [b, bi] = cpu::Kernels::reduce_dim_with_indices(cpu::ReduceOp::Min, ct, 1, DType::I64);
+    EXPECT_EQ(vk::Kernels::into_data(a), cpu::Kernels::into_data(b));
+    EXPECT_EQ(vk::Kernels::into_data(ai), cpu::Kernels::into_data(bi));
     for (auto op : {vk::CumOp::Sum, vk::CumOp::Max, vk::CumOp::Min}) {
         const auto cop = static_cast<cpu::CumOp>(static_cast<int>(op));
-        EXPECT_EQ(vk::into_data(vk::cumulative(op, vt, 1)), cpu::into_data(cpu::cumulative(cop, ct, 1)));
+        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::cumulative(op, vt, 1)), cpu::Kernels::into_data(cpu::Kernels::cumulative(cop, ct, 1)));
     }
 }

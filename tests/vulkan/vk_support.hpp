@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,33 @@ namespace burn::vktest {
 
 using VB = Vulkan<>;
 using CB = Cpu<float, std::int32_t>;
+
+/// Views of a primitive through the kit's host view algebra (burn/backend/layout.hpp).
+template <class T>
+T view_permute(T t, std::span<const std::size_t> axes) {
+    backend::view::permute(t, axes);
+    return t;
+}
+template <class T>
+T view_swap_dims(T t, std::size_t a, std::size_t b) {
+    backend::view::swap_dims(t, a, b);
+    return t;
+}
+template <class T>
+T view_flip(T t, std::span<const std::size_t> axes) {
+    backend::view::flip(t, axes);
+    return t;
+}
+template <class T>
+T view_expand(T t, const Shape& shape) {
+    backend::view::expand(t, shape);
+    return t;
+}
+template <class T>
+T view_slice(T t, std::span<const SliceRange> ranges) {
+    backend::view::slice(t, ranges);
+    return t;
+}
 
 /// Skips the test when there is no Vulkan device (CI without lavapipe).
 #define BURN_REQUIRE_VULKAN()                                                                 \

@@ -394,7 +394,7 @@ void softmax_typed(const CpuTensor& x, const CpuTensor& out, std::size_t dim, bo
 
 }  // namespace
 
-CpuTensor activation(Activation op, CpuTensor x, double alpha, double beta) {
+CpuTensor Kernels::activation(Activation op, CpuTensor x, double alpha, double beta) {
     const char* name = activation_name(op);
     const DType dt = x.dtype;
     CpuTensor out;
@@ -418,7 +418,7 @@ CpuTensor activation(Activation op, CpuTensor x, double alpha, double beta) {
     return out;
 }
 
-CpuTensor activation_backward(Activation op, CpuTensor saved, CpuTensor grad) {
+CpuTensor Kernels::activation_backward(Activation op, CpuTensor saved, CpuTensor grad) {
     const char* name = activation_name(op);
     BURN_CHECK(saved.shape == grad.shape, name, "_backward: saved tensor of shape ", saved.shape,
                " and gradient of shape ", grad.shape, " differ");
@@ -442,7 +442,7 @@ CpuTensor activation_backward(Activation op, CpuTensor saved, CpuTensor grad) {
     return out;
 }
 
-CpuTensor softmax(CpuTensor x, std::size_t dim, bool log) {
+CpuTensor Kernels::softmax(CpuTensor x, std::size_t dim, bool log) {
     const char* name = log ? "log_softmax" : "softmax";
     BURN_CHECK(dim < x.rank(), name, ": dim ", dim, " is out of range for a tensor of rank ",
                x.rank());

@@ -37,7 +37,7 @@ DType promote(DType a, DType b) {
 
 }  // namespace
 
-CpuTensor compare(CmpOp op, CpuTensor lhs, CpuTensor rhs) {
+CpuTensor Kernels::compare(CmpOp op, CpuTensor lhs, CpuTensor rhs) {
     const DType dt = promote(lhs.dtype, rhs.dtype);
     if (lhs.dtype != dt) lhs = cast(std::move(lhs), dt);
     if (rhs.dtype != dt) rhs = cast(std::move(rhs), dt);
@@ -48,7 +48,7 @@ CpuTensor compare(CmpOp op, CpuTensor lhs, CpuTensor rhs) {
     return out;
 }
 
-CpuTensor compare_scalar(CmpOp op, CpuTensor lhs, ScalarArg rhs) {
+CpuTensor Kernels::compare_scalar(CmpOp op, CpuTensor lhs, ScalarArg rhs) {
     const DType dt = lhs.dtype;
     std::optional<CpuTensor> result;
     dispatch(dt, [&](auto e) {
@@ -67,7 +67,7 @@ CpuTensor compare_scalar(CmpOp op, CpuTensor lhs, ScalarArg rhs) {
                         case CmpOp::Gt: case CmpOp::Ge: r = below; break;
                         case CmpOp::Lt: case CmpOp::Le: r = above; break;
                     }
-                    result = full(lhs.shape, ScalarArg::of(std::int64_t{r}), DType::Bool);
+                    result = cpu::full(lhs.shape, ScalarArg::of(std::int64_t{r}), DType::Bool);
                     return;
                 }
             }

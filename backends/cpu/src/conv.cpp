@@ -754,33 +754,33 @@ void add_channel_bias(CpuTensor& out, const CpuTensor& bias) {
 
 }  // namespace
 
-CpuTensor conv(CpuTensor x, CpuTensor w, std::optional<CpuTensor> bias, const SpatialArgs& a) {
+CpuTensor Kernels::conv(CpuTensor x, CpuTensor w, std::optional<CpuTensor> bias, const SpatialArgs& a) {
     const Shape out = conv_out_shape(x, w, a);
     const Geo g = make_geo(x.shape, w.shape, w.shape[0], spatial_of(out), a);
     return run_forward(g, x, w, bias, out);
 }
 
-CpuTensor conv_x_backward(CpuTensor x, CpuTensor w, CpuTensor grad, const SpatialArgs& a) {
+CpuTensor Kernels::conv_x_backward(CpuTensor x, CpuTensor w, CpuTensor grad, const SpatialArgs& a) {
     const Geo g = make_geo(x.shape, w.shape, w.shape[0], spatial_of(grad.shape), a);
     if (auto r = input_by_full_conv(g, grad, w, x.shape)) return std::move(*r);
     return run_input(g, grad, w, x.shape);
 }
 
-CpuTensor conv_weight_backward(CpuTensor x, CpuTensor w, CpuTensor grad, const SpatialArgs& a) {
+CpuTensor Kernels::conv_weight_backward(CpuTensor x, CpuTensor w, CpuTensor grad, const SpatialArgs& a) {
     const Geo g = make_geo(x.shape, w.shape, w.shape[0], spatial_of(grad.shape), a);
     return run_weight(g, x, grad, w.shape);
 }
 
-CpuTensor conv_bias_backward(CpuTensor grad) {
+CpuTensor Kernels::conv_bias_backward(CpuTensor grad) {
     // Sum over the batch and the spatial dims: view as [B, C, L] and reduce dims 2 then 0.
     const std::size_t B = grad.shape[0], C = grad.shape[1];
     const CpuTensor g = contiguous(std::move(grad));
-    CpuTensor v = reshape(g, Shape{B, C, g.num_elements() / std::max<std::size_t>(1, B * C)});
+    CpuTensor v = backend::reshape<Kernels>(g, Shape{B, C, g.num_elements() / std::max<std::size_t>(1, B * C)});
     CpuTensor s = reduce_dim(ReduceOp::Sum, reduce_dim(ReduceOp::Sum, std::move(v), 2), 0);
-    return reshape(std::move(s), Shape{C});
+    return backend::reshape<Kernels>(std::move(s), Shape{C});
 }
 
-CpuTensor conv_transpose(CpuTensor x, CpuTensor w, std::optional<CpuTensor> bias,
+CpuTensor Kernels::conv_transpose(CpuTensor x, CpuTensor w, std::optional<CpuTensor> bias,
                          const SpatialArgs& a) {
     // The input-gradient of the convolution (weight w) that maps the output back onto x.
     const Shape out = conv_transpose_out_shape(x, w, a);
@@ -790,13 +790,13 @@ CpuTensor conv_transpose(CpuTensor x, CpuTensor w, std::optional<CpuTensor> bias
     return y;
 }
 
-CpuTensor conv_transpose_x_backward(CpuTensor x, CpuTensor w, CpuTensor grad,
+CpuTensor Kernels::conv_transpose_x_backward(CpuTensor x, CpuTensor w, CpuTensor grad,
                                     const SpatialArgs& a) {
     const Geo g = make_geo(grad.shape, w.shape, w.shape[0], spatial_of(x.shape), a);
     return run_forward(g, grad, w, std::nullopt, x.shape);
 }
 
-CpuTensor conv_transpose_weight_backward(CpuTensor x, CpuTensor w, CpuTensor grad,
+CpuTensor Kernels::conv_transpose_weight_backward(CpuTensor x, CpuTensor w, CpuTensor grad,
                                          const SpatialArgs& a) {
     const Geo g = make_geo(grad.shape, w.shape, w.shape[0], spatial_of(x.shape), a);
     return run_weight(g, grad, x, w.shape);

@@ -124,7 +124,7 @@ void dispatch_cum(CumOp op, F&& f) {
 
 }  // namespace
 
-CpuTensor cumulative(CumOp op, CpuTensor t, std::size_t dim) {
+CpuTensor Kernels::cumulative(CumOp op, CpuTensor t, std::size_t dim) {
     const char* name = cum_name(op);
     BURN_CHECK(dim < t.rank(), name, ": dim ", dim, " is out of range for a tensor of rank ",
                t.rank());

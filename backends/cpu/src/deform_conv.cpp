@@ -467,7 +467,7 @@ Dense dense(CpuTensor x, CpuTensor offset, CpuTensor w, std::optional<CpuTensor>
 
 }  // namespace
 
-CpuTensor deform_conv2d(CpuTensor x, CpuTensor offset, CpuTensor w, std::optional<CpuTensor> mask,
+CpuTensor Kernels::deform_conv2d(CpuTensor x, CpuTensor offset, CpuTensor w, std::optional<CpuTensor> mask,
                         std::optional<CpuTensor> bias, const SpatialArgs& a) {
     Dense d = dense(std::move(x), std::move(offset), std::move(w), std::move(mask), std::move(bias));
     const Geom g = geometry(d.x, d.w, a);
@@ -482,7 +482,7 @@ CpuTensor deform_conv2d(CpuTensor x, CpuTensor offset, CpuTensor w, std::optiona
     });
 }
 
-DeformConv2dBackward<CpuTensor> deform_conv2d_backward(CpuTensor x, CpuTensor offset, CpuTensor w,
+DeformConv2dBackward<CpuTensor> Kernels::deform_conv2d_backward(CpuTensor x, CpuTensor offset, CpuTensor w,
                                                        std::optional<CpuTensor> mask,
                                                        std::optional<CpuTensor> bias,
                                                        CpuTensor grad, const SpatialArgs& a) {

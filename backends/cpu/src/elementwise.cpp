@@ -52,7 +52,7 @@ void binary_into(BinaryOp op, DType dt, const View& a, const View& b, const CpuT
 
 }  // namespace
 
-CpuTensor binary(BinaryOp op, CpuTensor lhs, CpuTensor rhs) {
+CpuTensor Kernels::binary(BinaryOp op, CpuTensor lhs, CpuTensor rhs) {
     const char* name = binary_name(op);
     if (rhs.dtype != lhs.dtype) rhs = cast(std::move(rhs), lhs.dtype);
     const Shape shape = broadcast_shapes(lhs.shape, rhs.shape, name);
@@ -64,7 +64,7 @@ CpuTensor binary(BinaryOp op, CpuTensor lhs, CpuTensor rhs) {
     return out;
 }
 
-CpuTensor binary_scalar(BinaryOp op, CpuTensor lhs, ScalarArg rhs) {
+CpuTensor Kernels::binary_scalar(BinaryOp op, CpuTensor lhs, ScalarArg rhs) {
     const char* name = binary_name(op);
     const DType dt = lhs.dtype;
     if (op != BinaryOp::And && op != BinaryOp::Or)
@@ -128,7 +128,7 @@ CpuTensor bool_mask(CpuTensor mask) {
 }
 }  // namespace
 
-CpuTensor mask_where(CpuTensor t, CpuTensor mask, CpuTensor value) {
+CpuTensor Kernels::mask_where(CpuTensor t, CpuTensor mask, CpuTensor value) {
     check_broadcasts_to(mask.shape, t.shape, "mask_where", "mask");
     check_broadcasts_to(value.shape, t.shape, "mask_where", "value");
     mask = bool_mask(std::move(mask));
@@ -139,7 +139,7 @@ CpuTensor mask_where(CpuTensor t, CpuTensor mask, CpuTensor value) {
     return out;
 }
 
-CpuTensor mask_fill(CpuTensor t, CpuTensor mask, ScalarArg value) {
+CpuTensor Kernels::mask_fill(CpuTensor t, CpuTensor mask, ScalarArg value) {
     check_broadcasts_to(mask.shape, t.shape, "mask_fill", "mask");
     mask = bool_mask(std::move(mask));
     CpuTensor out = output_for(t, t.shape, t.dtype);

@@ -388,7 +388,7 @@ void scatter_impl(CpuTensor& out, std::size_t dim, const Shape& iter, const Stri
 
 // ---- slice_assign -------------------------------------------------------------------------------
 
-CpuTensor slice_assign(CpuTensor t, std::span<const SliceRange> ranges, CpuTensor values) {
+CpuTensor Kernels::slice_assign(CpuTensor t, std::span<const SliceRange> ranges, CpuTensor values) {
     const std::size_t rank = t.rank();
     BURN_CHECK(ranges.size() <= rank, "slice_assign: ", ranges.size(),
                " ranges for a tensor of rank ", rank);
@@ -420,7 +420,7 @@ CpuTensor slice_assign(CpuTensor t, std::span<const SliceRange> ranges, CpuTenso
 
 // ---- cat / repeat_dim ---------------------------------------------------------------------------
 
-CpuTensor cat(std::vector<CpuTensor> tensors, std::size_t dim) {
+CpuTensor Kernels::cat(std::vector<CpuTensor> tensors, std::size_t dim) {
     BURN_CHECK(!tensors.empty(), "cat: no tensors to concatenate");
     const Shape& first = tensors[0].shape;
     const DType dtype = tensors[0].dtype;
@@ -464,7 +464,7 @@ CpuTensor cat(std::vector<CpuTensor> tensors, std::size_t dim) {
     return out;
 }
 
-CpuTensor repeat_dim(CpuTensor t, std::size_t dim, std::size_t times) {
+CpuTensor Kernels::repeat_dim(CpuTensor t, std::size_t dim, std::size_t times) {
     BURN_CHECK(dim < t.rank(), "repeat_dim: dim ", dim, " is out of range for rank ", t.rank());
     if (times == 1) return t;
     Shape out_shape = t.shape;
@@ -504,7 +504,7 @@ CpuTensor repeat_dim(CpuTensor t, std::size_t dim, std::size_t times) {
 
 // ---- gather / scatter_add / select / select_add -------------------------------------------------
 
-CpuTensor gather(std::size_t dim, CpuTensor t, CpuTensor indices) {
+CpuTensor Kernels::gather(std::size_t dim, CpuTensor t, CpuTensor indices) {
     const std::size_t rank = t.rank();
     BURN_CHECK(dim < rank, "gather: dim ", dim, " is out of range for rank ", rank);
     BURN_CHECK(indices.rank() == rank, "gather: indices of shape ", indices.shape,
@@ -518,7 +518,7 @@ CpuTensor gather(std::size_t dim, CpuTensor t, CpuTensor indices) {
     return out;
 }
 
-CpuTensor scatter_add(std::size_t dim, CpuTensor t, CpuTensor indices, CpuTensor values) {
+CpuTensor Kernels::scatter_add(std::size_t dim, CpuTensor t, CpuTensor indices, CpuTensor values) {
     const std::size_t rank = t.rank();
     BURN_CHECK(dim < rank, "scatter_add: dim ", dim, " is out of range for rank ", rank);
     BURN_CHECK(values.dtype == t.dtype, "scatter_add: the values have dtype ",
@@ -540,7 +540,7 @@ CpuTensor scatter_add(std::size_t dim, CpuTensor t, CpuTensor indices, CpuTensor
     return out;
 }
 
-CpuTensor select(CpuTensor t, std::size_t dim, CpuTensor indices) {
+CpuTensor Kernels::select(CpuTensor t, std::size_t dim, CpuTensor indices) {
     BURN_CHECK(dim < t.rank(), "select: dim ", dim, " is out of range for rank ", t.rank());
     BURN_CHECK(indices.rank() == 1, "select: indices must have rank 1, got shape ", indices.shape);
     indices = index_tensor(std::move(indices), "select");
@@ -553,7 +553,7 @@ CpuTensor select(CpuTensor t, std::size_t dim, CpuTensor indices) {
     return out;
 }
 
-CpuTensor select_add(CpuTensor t, std::size_t dim, CpuTensor indices, CpuTensor values) {
+CpuTensor Kernels::select_add(CpuTensor t, std::size_t dim, CpuTensor indices, CpuTensor values) {
     BURN_CHECK(dim < t.rank(), "select_add: dim ", dim, " is out of range for rank ", t.rank());
     BURN_CHECK(indices.rank() == 1, "select_add: indices must have rank 1, got shape ",
                indices.shape);
@@ -574,7 +574,7 @@ CpuTensor select_add(CpuTensor t, std::size_t dim, CpuTensor indices, CpuTensor 
 
 // ---- argwhere / arange --------------------------------------------------------------------------
 
-CpuTensor argwhere(CpuTensor t, DType index_dtype) {
+CpuTensor Kernels::argwhere(CpuTensor t, DType index_dtype) {
     check_index_dtype(index_dtype, "argwhere");
     const std::size_t rank = t.rank();
     const std::size_t n = t.num_elements();
@@ -643,7 +643,8 @@ CpuTensor argwhere(CpuTensor t, DType index_dtype) {
     return out;
 }
 
-CpuTensor arange(std::int64_t start, std::int64_t end, std::int64_t step, DType dtype) {
+CpuTensor Kernels::arange(std::int64_t start, std::int64_t end, std::int64_t step, DType dtype,
+                          const CpuDevice&) {
     BURN_CHECK(step != 0, "arange: the step must not be zero");
     // Unsigned arithmetic: the distance between two int64 values may not fit in an int64.
     std::uint64_t n = 0;

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "burn/backend/cpu/kernels.hpp"
 #include "burn/tensor/error.hpp"
@@ -47,18 +48,17 @@ decltype(auto) dispatch(DType d, F&& f) {
     detail::fail("cpu backend: dtype ", dtype_name(d), " is not a storage type of this backend");
 }
 
+/// Shorthands for the kernels other kernels call (the CPU has one device).
+inline CpuTensor contiguous(CpuTensor t) { return Kernels::contiguous(std::move(t)); }
+inline CpuTensor cast(CpuTensor t, DType dtype) { return Kernels::cast(std::move(t), dtype); }
+inline CpuTensor full(const Shape& shape, ScalarArg value, DType dtype) {
+    return Kernels::full(shape, value, dtype, CpuDevice{});
+}
+
 /// Allocates a dense tensor (uninitialised).
 CpuTensor alloc(const Shape& shape, DType dtype);
 
-/// Strides of `t` as seen from an output of shape `out` (right-aligned broadcasting: size-1 or
-/// missing dims get stride 0).
-inline Strides broadcast_strides(const CpuTensor& t, const Shape& out) {
-    Strides s{};
-    const std::size_t off = out.rank() - t.rank();
-    for (std::size_t i = 0; i < t.rank(); ++i)
-        s[i + off] = t.shape[i] == 1 && out[i + off] != 1 ? 0 : t.strides[i];
-    return s;
-}
+using backend::view::broadcast_strides;
 
 /// Iterates an N-operand strided loop over `shape`. Adjacent dims that are contiguous for every
 /// operand are merged; the innermost dim becomes a row. For each row the callback receives the

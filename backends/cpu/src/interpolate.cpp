@@ -247,7 +247,7 @@ Dims dims_of(const Shape& x, std::array<std::size_t, 2> out, const char* op) {
 
 }  // namespace
 
-CpuTensor interpolate(CpuTensor x, std::array<std::size_t, 2> output_size,
+CpuTensor Kernels::interpolate(CpuTensor x, std::array<std::size_t, 2> output_size,
                       const InterpolateOptions& options) {
     const Dims d = dims_of(x.shape, output_size, "interpolate");
     x = contiguous(std::move(x));
@@ -266,7 +266,7 @@ CpuTensor interpolate(CpuTensor x, std::array<std::size_t, 2> output_size,
     return y;
 }
 
-CpuTensor interpolate_backward(CpuTensor x, CpuTensor grad, std::array<std::size_t, 2> output_size,
+CpuTensor Kernels::interpolate_backward(CpuTensor x, CpuTensor grad, std::array<std::size_t, 2> output_size,
                                const InterpolateOptions& options) {
     const char* op = "interpolate_backward";
     const Dims d = dims_of(x.shape, output_size, op);

@@ -332,7 +332,7 @@ void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const d
 
 std::size_t num_threads() { return tbb_threads(); }
 
-CpuTensor matmul(CpuTensor lhs, CpuTensor rhs) {
+CpuTensor Kernels::matmul(CpuTensor lhs, CpuTensor rhs) {
     const std::size_t r = lhs.rank();
     BURN_CHECK(r >= 2 && rhs.rank() == r, "matmul: both operands need the same rank >= 2, got ",
                lhs.shape, " and ", rhs.shape);
@@ -354,7 +354,7 @@ CpuTensor matmul(CpuTensor lhs, CpuTensor rhs) {
                    dt == DType::U8,
                "matmul: dtype ", dtype_name(dt), " is not supported");
     if (out_shape.num_elements() == 0) return alloc(out_shape, dt);
-    if (k == 0) return full(out_shape, ScalarArg::of(std::int64_t{0}), dt);
+    if (k == 0) return cpu::full(out_shape, ScalarArg::of(std::int64_t{0}), dt);
     BURN_CHECK(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, "matmul: dims of ", lhs.shape, " x ",
                rhs.shape, " exceed the BLAS limit of 2^31 - 1");
 

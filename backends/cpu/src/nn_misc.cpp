@@ -88,7 +88,7 @@ void check_indices(const I* idx, std::size_t count, std::size_t n, const char* o
 
 }  // namespace
 
-CpuTensor unfold4d(CpuTensor x, const SpatialArgs& a) {
+CpuTensor Kernels::unfold4d(CpuTensor x, const SpatialArgs& a) {
     BURN_CHECK(x.rank() == 4, "unfold4d: expected a 4-d input [b, c, h, w], got ", x.shape);
     const std::size_t B = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
     const std::size_t kh = a.kernel[0], kw = a.kernel[1];
@@ -103,7 +103,7 @@ CpuTensor unfold4d(CpuTensor x, const SpatialArgs& a) {
     return y;
 }
 
-CpuTensor embedding(CpuTensor weights, CpuTensor indices) {
+CpuTensor Kernels::embedding(CpuTensor weights, CpuTensor indices) {
     const char* op = "embedding";
     BURN_CHECK(weights.rank() == 2, op, ": weights must be [n, d], got ", weights.shape);
     BURN_CHECK(indices.rank() + 1 <= Shape::max_rank, op, ": indices of rank ", indices.rank(),
@@ -131,7 +131,7 @@ CpuTensor embedding(CpuTensor weights, CpuTensor indices) {
     return y;
 }
 
-CpuTensor embedding_backward(CpuTensor weights, CpuTensor grad, CpuTensor indices) {
+CpuTensor Kernels::embedding_backward(CpuTensor weights, CpuTensor grad, CpuTensor indices) {
     const char* op = "embedding_backward";
     BURN_CHECK(weights.rank() == 2, op, ": weights must be [n, d], got ", weights.shape);
     const std::size_t n = weights.shape[0], d = weights.shape[1];

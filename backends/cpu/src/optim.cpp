@@ -27,7 +27,7 @@ InOut in_out(CpuTensor t) {
 
 template <class E, bool HasMoments, bool HasDecay>
 void adam_loop(const E* p, const E* g, const E* m, const E* v, E* po, E* mo, E* vo, std::size_t n,
-               const optim::AdamHyper& h) {
+               const backend::AdamHyper& h) {
     const E b1 = E(h.beta_1), b2 = E(h.beta_2);
     const E omb1 = E(1.0 - h.beta_1), omb2 = E(1.0 - h.beta_2);
     const E inv_c2 = E(1.0 / h.correction_2), step = E(h.lr / h.correction_1);
@@ -53,8 +53,9 @@ void adam_loop(const E* p, const E* g, const E* m, const E* v, E* po, E* mo, E* 
 
 }  // namespace
 
-AdamStepResult adam_step(CpuTensor param, CpuTensor grad, CpuTensor* moment_1, CpuTensor* moment_2,
-                         const optim::AdamHyper& h) {
+backend::AdamStepResult<CpuTensor> Kernels::adam_step(CpuTensor param, CpuTensor grad,
+                                                      CpuTensor* moment_1, CpuTensor* moment_2,
+                         const backend::AdamHyper& h) {
     BURN_CHECK(param.dtype == DType::F32 || param.dtype == DType::F64,
                "Adam: parameters must be f32 or f64, got ", dtype_name(param.dtype));
     BURN_CHECK(grad.dtype == param.dtype && grad.shape == param.shape, "Adam: the gradient (",

@@ -595,7 +595,7 @@ void check_grad(const CpuTensor& grad, const Shape& want, const char* op) {
 
 }  // namespace
 
-CpuTensor avg_pool(CpuTensor x, const SpatialArgs& a) {
+CpuTensor Kernels::avg_pool(CpuTensor x, const SpatialArgs& a) {
     const Geom g = geometry(x.shape, a, "avg_pool");
     x = contiguous(std::move(x));
     CpuTensor y = alloc(g.out_shape, x.dtype);
@@ -606,7 +606,7 @@ CpuTensor avg_pool(CpuTensor x, const SpatialArgs& a) {
     return y;
 }
 
-CpuTensor avg_pool_backward(CpuTensor x, CpuTensor grad, const SpatialArgs& a) {
+CpuTensor Kernels::avg_pool_backward(CpuTensor x, CpuTensor grad, const SpatialArgs& a) {
     const Geom g = geometry(x.shape, a, "avg_pool_backward");
     check_grad(grad, g.out_shape, "avg_pool_backward");
     grad = contiguous(std::move(grad));
@@ -620,7 +620,7 @@ CpuTensor avg_pool_backward(CpuTensor x, CpuTensor grad, const SpatialArgs& a) {
     return gx;
 }
 
-std::pair<CpuTensor, CpuTensor> max_pool(CpuTensor x, const SpatialArgs& a, bool with_indices,
+std::pair<CpuTensor, CpuTensor> Kernels::max_pool(CpuTensor x, const SpatialArgs& a, bool with_indices,
                                          DType index_dtype) {
     const Geom g = geometry(x.shape, a, "max_pool");
     x = contiguous(std::move(x));
@@ -642,7 +642,7 @@ std::pair<CpuTensor, CpuTensor> max_pool(CpuTensor x, const SpatialArgs& a, bool
     return {std::move(y), std::move(idx)};
 }
 
-CpuTensor max_pool_backward(CpuTensor x, CpuTensor grad, CpuTensor indices, const SpatialArgs& a) {
+CpuTensor Kernels::max_pool_backward(CpuTensor x, CpuTensor grad, CpuTensor indices, const SpatialArgs& a) {
     const char* op = "max_pool_backward";
     const Geom g = geometry(x.shape, a, op);
     check_grad(grad, g.out_shape, op);
@@ -664,7 +664,7 @@ CpuTensor max_pool_backward(CpuTensor x, CpuTensor grad, CpuTensor indices, cons
     return gx;
 }
 
-CpuTensor adaptive_avg_pool(CpuTensor x, std::span<const std::size_t> output_size) {
+CpuTensor Kernels::adaptive_avg_pool(CpuTensor x, std::span<const std::size_t> output_size) {
     const Geom3 g = adaptive_geometry(x.shape, output_size, "adaptive_avg_pool");
     Shape out{x.shape[0], x.shape[1]};
     for (std::size_t s : output_size) out.push_back(s);
@@ -677,7 +677,7 @@ CpuTensor adaptive_avg_pool(CpuTensor x, std::span<const std::size_t> output_siz
     return y;
 }
 
-CpuTensor adaptive_avg_pool_backward(CpuTensor x, CpuTensor grad) {
+CpuTensor Kernels::adaptive_avg_pool_backward(CpuTensor x, CpuTensor grad) {
     const char* op = "adaptive_avg_pool_backward";
     BURN_CHECK(grad.rank() == x.rank() && x.rank() >= 3 && x.rank() <= 5 &&
                    grad.shape[0] == x.shape[0] && grad.shape[1] == x.shape[1],

@@ -77,7 +77,7 @@ void check_quantized(const CpuTensor& t, const char* op) {
 
 }  // namespace
 
-CpuTensor quantize(CpuTensor t, const QuantizationScheme& scheme, CpuTensor scale,
+CpuTensor Kernels::quantize(CpuTensor t, const QuantizationScheme& scheme, CpuTensor scale,
                    std::optional<CpuTensor> offset) {
     auto info = std::make_shared<QuantizationInfo>();
     info->scheme = scheme;
@@ -108,7 +108,7 @@ CpuTensor quantize(CpuTensor t, const QuantizationScheme& scheme, CpuTensor scal
     return out;
 }
 
-CpuTensor dequantize(const CpuTensor& t, DType float_dtype) {
+CpuTensor Kernels::dequantize(const CpuTensor& t, DType float_dtype) {
     check_quantized(t, "cpu::dequantize");
     const QuantizationInfo& info = *t.qinfo;
     CpuTensor out = alloc(t.shape, float_dtype);
@@ -131,7 +131,7 @@ CpuTensor dequantize(const CpuTensor& t, DType float_dtype) {
     return out;
 }
 
-CpuTensor quantized_from_data(const TensorData& data) {
+CpuTensor Kernels::quantized_from_data(const TensorData& data, const CpuDevice&) {
     BURN_CHECK(data.is_quantized(), "cpu::quantized_from_data: data has dtype ",
                dtype_name(data.dtype), ", not qint8");
     CpuTensor out = alloc(data.shape, DType::QInt8);
@@ -141,7 +141,7 @@ CpuTensor quantized_from_data(const TensorData& data) {
     return out;
 }
 
-TensorData quantized_into_data(const CpuTensor& t) {
+TensorData Kernels::quantized_into_data(const CpuTensor& t) {
     check_quantized(t, "cpu::quantized_into_data");
     std::vector<std::uint8_t> bytes(t.num_elements());
     if (!bytes.empty()) std::memcpy(bytes.data(), t.buffer->data(), bytes.size());

@@ -308,7 +308,7 @@ void random_bool(std::uint8_t* out, std::size_t n, const Distribution& d) {
 
 }  // namespace
 
-void seed(std::uint64_t s) {
+void Kernels::seed(std::uint64_t s) {
     GeneratorState& st = state();
     std::lock_guard lock(st.mu);
     st.key = s;
@@ -316,7 +316,8 @@ void seed(std::uint64_t s) {
     st.seeded = true;
 }
 
-CpuTensor random(const Shape& shape, const Distribution& dist, DType dtype) {
+CpuTensor Kernels::random(const Shape& shape, const Distribution& dist, DType dtype,
+                           const CpuDevice&) {
     CpuTensor out = alloc(shape, dtype);
     const std::size_t n = shape.num_elements();
     if (n == 0) return out;

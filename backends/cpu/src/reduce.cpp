@@ -608,7 +608,7 @@ Shape kept_shape(const Shape& s, size_t dim) {
 // Public kernels
 // ================================================================================================
 
-CpuTensor reduce_all(ReduceOp op, CpuTensor t) {
+CpuTensor Kernels::reduce_all(ReduceOp op, CpuTensor t) {
     const char* name = op_name(op, false);
     const DType dt = t.dtype;
     BURN_CHECK(dt != DType::Bool, name, ": unsupported dtype bool");
@@ -616,11 +616,11 @@ CpuTensor reduce_all(ReduceOp op, CpuTensor t) {
     const size_t n = t.num_elements();
     if (n == 0) {
         switch (op) {
-            case ReduceOp::Sum: return full(Shape{1}, ScalarArg::of(std::int64_t{0}), dt);
-            case ReduceOp::Prod: return full(Shape{1}, ScalarArg::of(std::int64_t{1}), dt);
+            case ReduceOp::Sum: return cpu::full(Shape{1}, ScalarArg::of(std::int64_t{0}), dt);
+            case ReduceOp::Prod: return cpu::full(Shape{1}, ScalarArg::of(std::int64_t{1}), dt);
             case ReduceOp::Mean:
                 BURN_CHECK(is_float(dt), "mean: cannot take the mean of an empty integer tensor");
-                return full(Shape{1}, ScalarArg::of(std::numeric_limits<double>::quiet_NaN()), dt);
+                return cpu::full(Shape{1}, ScalarArg::of(std::numeric_limits<double>::quiet_NaN()), dt);
             default: detail::fail(name, ": cannot reduce an empty tensor");
         }
     }
@@ -631,7 +631,7 @@ CpuTensor reduce_all(ReduceOp op, CpuTensor t) {
     return out;
 }
 
-CpuTensor reduce_dim(ReduceOp op, CpuTensor t, std::size_t dim) {
+CpuTensor Kernels::reduce_dim(ReduceOp op, CpuTensor t, std::size_t dim) {
     const char* name = op_name(op, true);
     BURN_CHECK(dim < t.rank(), name, ": dim ", dim, " is out of range for a tensor of rank ", t.rank());
     const DType dt = t.dtype;
@@ -639,11 +639,11 @@ CpuTensor reduce_dim(ReduceOp op, CpuTensor t, std::size_t dim) {
     const Shape shape = kept_shape(t.shape, dim);
     if (t.shape[dim] == 0) {
         switch (op) {
-            case ReduceOp::Sum: return full(shape, ScalarArg::of(std::int64_t{0}), dt);
-            case ReduceOp::Prod: return full(shape, ScalarArg::of(std::int64_t{1}), dt);
+            case ReduceOp::Sum: return cpu::full(shape, ScalarArg::of(std::int64_t{0}), dt);
+            case ReduceOp::Prod: return cpu::full(shape, ScalarArg::of(std::int64_t{1}), dt);
             case ReduceOp::Mean:
                 BURN_CHECK(is_float(dt), name, ": cannot take the mean of an empty integer dimension");
-                return full(shape, ScalarArg::of(std::numeric_limits<double>::quiet_NaN()), dt);
+                return cpu::full(shape, ScalarArg::of(std::numeric_limits<double>::quiet_NaN()), dt);
             default: detail::fail(name, ": cannot reduce an empty dimension");
         }
     }
@@ -656,7 +656,7 @@ CpuTensor reduce_dim(ReduceOp op, CpuTensor t, std::size_t dim) {
     return out;
 }
 
-std::pair<CpuTensor, CpuTensor> reduce_dim_with_indices(ReduceOp op, CpuTensor t, std::size_t dim,
+std::pair<CpuTensor, CpuTensor> Kernels::reduce_dim_with_indices(ReduceOp op, CpuTensor t, std::size_t dim,
                                                         DType index_dtype) {
     BURN_CHECK(op == ReduceOp::Max || op == ReduceOp::Min,
                "reduce_dim_with_indices: only max and min have indices");
@@ -684,7 +684,7 @@ std::pair<CpuTensor, CpuTensor> reduce_dim_with_indices(ReduceOp op, CpuTensor t
     return {std::move(values), std::move(indices)};
 }
 
-CpuTensor any_all(bool all, CpuTensor t) {
+CpuTensor Kernels::any_all(bool all, CpuTensor t) {
     if (t.dtype != DType::Bool && t.dtype != DType::U8) t = cast(std::move(t), DType::Bool);
     const size_t n = t.num_elements();
     bool result = all;
@@ -712,16 +712,16 @@ CpuTensor any_all(bool all, CpuTensor t) {
             }
         }
     }
-    return full(Shape{1}, ScalarArg::of(std::int64_t{result}), DType::Bool);
+    return cpu::full(Shape{1}, ScalarArg::of(std::int64_t{result}), DType::Bool);
 }
 
-CpuTensor any_all_dim(bool all, CpuTensor t, std::size_t dim) {
+CpuTensor Kernels::any_all_dim(bool all, CpuTensor t, std::size_t dim) {
     const char* name = all ? "all_dim" : "any_dim";
     BURN_CHECK(dim < t.rank(), name, ": dim ", dim, " is out of range for a tensor of rank ", t.rank());
     // Values 0/1 (a cast to bool normalises), so any = max and all = min.
     if (t.dtype != DType::Bool) t = cast(std::move(t), DType::Bool);
     if (t.shape[dim] == 0)
-        return full(kept_shape(t.shape, dim), ScalarArg::of(std::int64_t{all}), DType::Bool);
+        return cpu::full(kept_shape(t.shape, dim), ScalarArg::of(std::int64_t{all}), DType::Bool);
     t.dtype = DType::U8;
     CpuTensor out = reduce_dim(all ? ReduceOp::Min : ReduceOp::Max, std::move(t), dim);
     out.dtype = DType::Bool;

@@ -331,7 +331,7 @@ std::pair<CpuTensor, CpuTensor> sort_impl(const char* op, CpuTensor t, std::size
             v = alloc(t.shape, t.dtype);
             copy_into(t, v.buffer->data(), t.dtype);
         }
-        return {v, full(t.shape, ScalarArg::of(std::int64_t{0}), index_dtype)};
+        return {v, cpu::full(t.shape, ScalarArg::of(std::int64_t{0}), index_dtype)};
     }
     BURN_CHECK(dim < t.rank(), op, ": dim ", dim, " is out of range for rank ", t.rank());
     const std::size_t n = t.shape[dim];
@@ -365,12 +365,12 @@ std::pair<CpuTensor, CpuTensor> sort_impl(const char* op, CpuTensor t, std::size
 
 }  // namespace
 
-std::pair<CpuTensor, CpuTensor> sort(CpuTensor t, std::size_t dim, bool descending,
+std::pair<CpuTensor, CpuTensor> Kernels::sort(CpuTensor t, std::size_t dim, bool descending,
                                      DType index_dtype) {
     return sort_impl("sort", std::move(t), dim, descending, index_dtype, true);
 }
 
-CpuTensor argsort(CpuTensor t, std::size_t dim, bool descending, DType index_dtype) {
+CpuTensor Kernels::argsort(CpuTensor t, std::size_t dim, bool descending, DType index_dtype) {
     return sort_impl("argsort", std::move(t), dim, descending, index_dtype, false).second;
 }
 

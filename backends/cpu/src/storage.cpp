@@ -110,9 +110,9 @@ CpuTensor alloc(const Shape& shape, DType dtype) {
     return t;
 }
 
-CpuTensor empty(const Shape& shape, DType dtype) { return alloc(shape, dtype); }
+CpuTensor Kernels::empty(const Shape& shape, DType dtype, const CpuDevice&) { return alloc(shape, dtype); }
 
-CpuTensor full(const Shape& shape, ScalarArg value, DType dtype) {
+CpuTensor Kernels::full(const Shape& shape, ScalarArg value, DType dtype, const CpuDevice&) {
     CpuTensor t = alloc(shape, dtype);
     dispatch(dtype, [&](auto e) {
         using E = decltype(e);
@@ -169,24 +169,24 @@ void copy_into(const CpuTensor& src, void* dst, DType dst_dtype) {
     });
 }
 
-CpuTensor contiguous(CpuTensor t) {
+CpuTensor Kernels::contiguous(CpuTensor t) {
     if (t.is_contiguous()) return t;
     CpuTensor out = alloc(t.shape, t.dtype);
     copy_into(t, out.buffer->data(), t.dtype);
     return out;
 }
 
-CpuTensor cast(CpuTensor t, DType dtype) {
+CpuTensor Kernels::cast(CpuTensor t, DType dtype) {
     if (t.dtype == dtype) return t;
     CpuTensor out = alloc(t.shape, dtype);
     copy_into(t, out.buffer->data(), dtype);
     return out;
 }
 
-CpuTensor from_data(const TensorData& data, DType target) {
+CpuTensor Kernels::from_data(const TensorData& data, DType target, const CpuDevice& device) {
     // Storage types are handled directly; f16/bf16/qint8 go through TensorData::convert.
     if (data.dtype == DType::F16 || data.dtype == DType::BF16 || data.dtype == DType::QInt8)
-        return from_data(data.convert(DType::F32), target);
+        return from_data(data.convert(DType::F32), target, device);
     CpuTensor out = alloc(data.shape, target);
     if (data.num_elements() == 0) return out;
     const DType sd = data.dtype;
@@ -202,7 +202,7 @@ CpuTensor from_data(const TensorData& data, DType target) {
     return out;
 }
 
-TensorData into_data(const CpuTensor& t) {
+TensorData Kernels::into_data(const CpuTensor& t) {
     std::vector<std::uint8_t> bytes(t.num_elements() * dtype_size(t.dtype));
     if (!bytes.empty()) copy_into(t, bytes.data(), t.dtype);
     return TensorData(std::move(bytes), t.shape, t.dtype);

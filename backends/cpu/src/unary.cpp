@@ -32,7 +32,7 @@ const char* unary_name(UnaryOp op) {
 
 }  // namespace
 
-CpuTensor unary(UnaryOp op, CpuTensor t) {
+CpuTensor Kernels::unary(UnaryOp op, CpuTensor t) {
     const char* name = unary_name(op);
     const DType dt = t.dtype;
     const View a = view_of(t, t.shape);
@@ -91,8 +91,8 @@ CpuTensor unary(UnaryOp op, CpuTensor t) {
     return out;
 }
 
-CpuTensor is_nan(CpuTensor t) {
-    if (!is_float(t.dtype)) return full(t.shape, ScalarArg::of(std::int64_t{0}), DType::Bool);
+CpuTensor Kernels::is_nan(CpuTensor t) {
+    if (!is_float(t.dtype)) return cpu::full(t.shape, ScalarArg::of(std::int64_t{0}), DType::Bool);
     CpuTensor out = output_for(t, t.shape, DType::Bool);
     const View a = view_of(t, t.shape);
     dispatch_float(t.dtype, "is_nan", [&](auto e) {
@@ -102,7 +102,7 @@ CpuTensor is_nan(CpuTensor t) {
     return out;
 }
 
-CpuTensor clamp(CpuTensor t, std::optional<ScalarArg> lo, std::optional<ScalarArg> hi) {
+CpuTensor Kernels::clamp(CpuTensor t, std::optional<ScalarArg> lo, std::optional<ScalarArg> hi) {
     if (!lo && !hi) return t;
     const DType dt = t.dtype;
     CpuTensor out = output_for(t, t.shape, dt);

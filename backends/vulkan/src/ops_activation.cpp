@@ -40,7 +40,7 @@ std::uint32_t softmax_workgroup(std::size_t len) {
 
 }  // namespace
 
-VulkanTensor activation(Activation op, VulkanTensor x, double alpha, double beta) {
+VulkanTensor Kernels::activation(Activation op, VulkanTensor x, double alpha, double beta) {
     const char* name = activation_name(op);
     check_float(name, x.dtype);
     const std::size_t n = x.num_elements();
@@ -57,7 +57,7 @@ VulkanTensor activation(Activation op, VulkanTensor x, double alpha, double beta
     return out;
 }
 
-VulkanTensor activation_backward(Activation op, VulkanTensor saved, VulkanTensor grad) {
+VulkanTensor Kernels::activation_backward(Activation op, VulkanTensor saved, VulkanTensor grad) {
     const char* name = activation_name(op);
     BURN_CHECK(saved.shape == grad.shape, name, "_backward: saved tensor of shape ", saved.shape,
                " and gradient of shape ", grad.shape, " differ");
@@ -85,7 +85,7 @@ VulkanTensor activation_backward(Activation op, VulkanTensor saved, VulkanTensor
     return out;
 }
 
-VulkanTensor softmax(VulkanTensor x, std::size_t dim, bool log) {
+VulkanTensor Kernels::softmax(VulkanTensor x, std::size_t dim, bool log) {
     const char* name = log ? "log_softmax" : "softmax";
     BURN_CHECK(dim < x.rank(), name, ": dim ", dim, " is out of range for a tensor of rank ",
                x.rank());

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 #include "ops_common.hpp"
 
+#include "burn/tensor/backend.hpp"
+
 #include <limits>
 #include <span>
 
@@ -100,3 +102,8 @@ const Buffer& buffer_of(const VulkanTensor& t) {
 }
 
 }  // namespace burn::vk
+
+// The kernel set and the op table, checked once for the instantiations the library ships.
+static_assert(burn::backend::diagnose_kernel_set<burn::vk::Kernels>());
+static_assert(burn::diagnose_backend<burn::Vulkan<>>());
+static_assert(burn::diagnose_backend<burn::Vulkan<float, std::int64_t>>());

@@ -304,26 +304,26 @@ Shape conv_transpose_out_shape(const VulkanTensor& x, const VulkanTensor& w, con
 
 }  // namespace
 
-VulkanTensor conv(VulkanTensor x, VulkanTensor w, std::optional<VulkanTensor> bias,
+VulkanTensor Kernels::conv(VulkanTensor x, VulkanTensor w, std::optional<VulkanTensor> bias,
                   const SpatialArgs& a) {
     const Shape out = conv_out_shape(x, w, a);
     const Geo g = make_geo(x.shape, w.shape, w.shape[0], spatial_of(out), a);
     return run_forward(g, x, w, bias, out);
 }
 
-VulkanTensor conv_x_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
+VulkanTensor Kernels::conv_x_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
                              const SpatialArgs& a) {
     const Geo g = make_geo(x.shape, w.shape, w.shape[0], spatial_of(grad.shape), a);
     return run_input(g, grad, w, x.shape);
 }
 
-VulkanTensor conv_weight_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
+VulkanTensor Kernels::conv_weight_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
                                   const SpatialArgs& a) {
     const Geo g = make_geo(x.shape, w.shape, w.shape[0], spatial_of(grad.shape), a);
     return run_weight(g, x, grad, w.shape);
 }
 
-VulkanTensor conv_bias_backward(VulkanTensor grad) {
+VulkanTensor Kernels::conv_bias_backward(VulkanTensor grad) {
     check_f32("conv_bias_backward", grad);
     BURN_CHECK(grad.rank() >= 2 && grad.rank() <= 5, "Vulkan conv_bias_backward: grad of shape ",
                grad.shape, " (expected [batch, channels, 1 to 3 spatial dims])");
@@ -348,7 +348,7 @@ VulkanTensor conv_bias_backward(VulkanTensor grad) {
     return out;
 }
 
-VulkanTensor conv_transpose(VulkanTensor x, VulkanTensor w, std::optional<VulkanTensor> bias,
+VulkanTensor Kernels::conv_transpose(VulkanTensor x, VulkanTensor w, std::optional<VulkanTensor> bias,
                             const SpatialArgs& a) {
     // The input-gradient of the convolution (weight w) that maps the output back onto x.
     const Shape out = conv_transpose_out_shape(x, w, a);
@@ -358,13 +358,13 @@ VulkanTensor conv_transpose(VulkanTensor x, VulkanTensor w, std::optional<Vulkan
     return y;
 }
 
-VulkanTensor conv_transpose_x_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
+VulkanTensor Kernels::conv_transpose_x_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
                                        const SpatialArgs& a) {
     const Geo g = make_geo(grad.shape, w.shape, w.shape[0], spatial_of(x.shape), a);
     return run_forward(g, grad, w, std::nullopt, x.shape);
 }
 
-VulkanTensor conv_transpose_weight_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
+VulkanTensor Kernels::conv_transpose_weight_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
                                             const SpatialArgs& a) {
     const Geo g = make_geo(grad.shape, w.shape, w.shape[0], spatial_of(x.shape), a);
     return run_weight(g, grad, x, w.shape);
@@ -524,7 +524,7 @@ void check_deform(const VulkanTensor& x, const VulkanTensor& offset, const Vulka
 
 }  // namespace
 
-VulkanTensor deform_conv2d(VulkanTensor x, VulkanTensor offset, VulkanTensor w,
+VulkanTensor Kernels::deform_conv2d(VulkanTensor x, VulkanTensor offset, VulkanTensor w,
                            std::optional<VulkanTensor> mask, std::optional<VulkanTensor> bias,
                            const SpatialArgs& a) {
     const char* op = "deform_conv2d";
@@ -558,7 +558,7 @@ VulkanTensor deform_conv2d(VulkanTensor x, VulkanTensor offset, VulkanTensor w,
     return out;
 }
 
-DeformConv2dBackward<VulkanTensor> deform_conv2d_backward(VulkanTensor x, VulkanTensor offset,
+DeformConv2dBackward<VulkanTensor> Kernels::deform_conv2d_backward(VulkanTensor x, VulkanTensor offset,
                                                           VulkanTensor w,
                                                           std::optional<VulkanTensor> mask,
                                                           std::optional<VulkanTensor> bias,

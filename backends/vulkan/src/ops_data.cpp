@@ -30,12 +30,12 @@ std::vector<std::byte> device_bytes(const TensorData& data, DType dtype) {
 
 }  // namespace
 
-VulkanTensor empty(const Shape& shape, DType dtype, const VulkanDevice& device) {
+VulkanTensor Kernels::empty(const Shape& shape, DType dtype, const VulkanDevice& device) {
     check_u32("empty", shape.num_elements());
     return alloc(shape, dtype, device);
 }
 
-VulkanTensor from_data(const TensorData& data, DType target, const VulkanDevice& device) {
+VulkanTensor Kernels::from_data(const TensorData& data, DType target, const VulkanDevice& device) {
     // As the CPU backend: quantized (and f16/bf16) data is read as its (dequantized) values.
     if (data.is_quantized()) return from_data(data.convert(DType::F32), target, device);
     check_u32("from_data", data.num_elements());
@@ -53,7 +53,7 @@ VulkanTensor from_data(const TensorData& data, DType target, const VulkanDevice&
     return t;
 }
 
-TensorData into_data(const VulkanTensor& t) {
+TensorData Kernels::into_data(const VulkanTensor& t) {
     BURN_CHECK(!t.qinfo, "Vulkan into_data: quantized tensors go through quantized_into_data");
     const std::size_t esize = device_element_size(t.dtype);
     const std::size_t n = t.num_elements();
@@ -93,13 +93,13 @@ TensorData into_data(const VulkanTensor& t) {
     return TensorData(std::move(out), t.shape, host_dtype);
 }
 
-VulkanTensor to_device(VulkanTensor t, const VulkanDevice& device) {
+VulkanTensor Kernels::to_device(VulkanTensor t, const VulkanDevice& device) {
     if (t.device == device) return t;
     if (t.qinfo) return quantized_from_data(quantized_into_data(t), device);
     return from_data(into_data(t), t.dtype, device);
 }
 
-VulkanTensor quantized_from_data(const TensorData& data, const VulkanDevice& device) {
+VulkanTensor Kernels::quantized_from_data(const TensorData& data, const VulkanDevice& device) {
     BURN_CHECK(data.is_quantized(), "Vulkan quantized_from_data: data has dtype ", data.dtype, ", not qint8");
     check_u32("quantized_from_data", data.num_elements());
     VulkanTensor t;
@@ -116,7 +116,7 @@ VulkanTensor quantized_from_data(const TensorData& data, const VulkanDevice& dev
     return t;
 }
 
-TensorData quantized_into_data(const VulkanTensor& t) {
+TensorData Kernels::quantized_into_data(const VulkanTensor& t) {
     BURN_CHECK(t.dtype == DType::QInt8 && t.qinfo && t.is_contiguous() && t.offset == 0,
                "Vulkan quantized_into_data: expected a dense quantized tensor, got dtype ", t.dtype);
     const std::size_t n = t.num_elements();

@@ -240,7 +240,7 @@ void check_broadcasts_to(const Shape& what, const Shape& target, const char* op,
 
 VulkanTensor bool_mask(VulkanTensor mask) {
     if (mask.dtype == DType::Bool) return mask;
-    return compare_scalar(CmpOp::Ne, std::move(mask), ScalarArg::of(std::int64_t{0}));
+    return Kernels::compare_scalar(CmpOp::Ne, std::move(mask), ScalarArg::of(std::int64_t{0}));
 }
 
 /// out = mask ? (value or the scalar) : t.
@@ -271,7 +271,7 @@ VulkanTensor run_where(const char* name, VulkanTensor t, VulkanTensor mask,
 
 }  // namespace
 
-VulkanTensor unary(UnaryOp op, VulkanTensor t) {
+VulkanTensor Kernels::unary(UnaryOp op, VulkanTensor t) {
     const char* name = unary_name(op);
     const DType dt = t.dtype;
     check_dtype(name, dt);
@@ -291,7 +291,7 @@ VulkanTensor unary(UnaryOp op, VulkanTensor t) {
     return run_unary(name, std::move(t), static_cast<std::uint32_t>(op), Push{});
 }
 
-VulkanTensor is_nan(VulkanTensor t) {
+VulkanTensor Kernels::is_nan(VulkanTensor t) {
     check_dtype("is_nan", t.dtype);
     if (!is_float(t.dtype)) {
         VulkanTensor out = alloc(t.shape, DType::Bool, t.device);
@@ -301,7 +301,7 @@ VulkanTensor is_nan(VulkanTensor t) {
     return run_test("is_nan", std::move(t), 1);
 }
 
-VulkanTensor clamp(VulkanTensor t, std::optional<ScalarArg> lo, std::optional<ScalarArg> hi) {
+VulkanTensor Kernels::clamp(VulkanTensor t, std::optional<ScalarArg> lo, std::optional<ScalarArg> hi) {
     if (!lo && !hi) return t;
     const DType dt = t.dtype;
     check_dtype("clamp", dt);
@@ -326,7 +326,7 @@ VulkanTensor clamp(VulkanTensor t, std::optional<ScalarArg> lo, std::optional<Sc
     return run_unary("clamp", std::move(t), 100, push);
 }
 
-VulkanTensor binary(BinaryOp op, VulkanTensor lhs, VulkanTensor rhs) {
+VulkanTensor Kernels::binary(BinaryOp op, VulkanTensor lhs, VulkanTensor rhs) {
     const char* name = binary_name(op);
     check_dtype(name, lhs.dtype);
     if (rhs.dtype != lhs.dtype) rhs = cast(std::move(rhs), lhs.dtype);
@@ -338,7 +338,7 @@ VulkanTensor binary(BinaryOp op, VulkanTensor lhs, VulkanTensor rhs) {
                       std::move(rhs), dt);
 }
 
-VulkanTensor binary_scalar(BinaryOp op, VulkanTensor lhs, ScalarArg rhs) {
+VulkanTensor Kernels::binary_scalar(BinaryOp op, VulkanTensor lhs, ScalarArg rhs) {
     const char* name = binary_name(op);
     const DType dt = lhs.dtype;
     check_dtype(name, dt);
@@ -362,7 +362,7 @@ VulkanTensor binary_scalar(BinaryOp op, VulkanTensor lhs, ScalarArg rhs) {
                              std::move(lhs), rhs, dt);
 }
 
-VulkanTensor compare(CmpOp op, VulkanTensor lhs, VulkanTensor rhs) {
+VulkanTensor Kernels::compare(CmpOp op, VulkanTensor lhs, VulkanTensor rhs) {
     const DType dt = promote(lhs.dtype, rhs.dtype);
     check_dtype("compare", dt);
     if (lhs.dtype != dt) lhs = cast(std::move(lhs), dt);
@@ -371,7 +371,7 @@ VulkanTensor compare(CmpOp op, VulkanTensor lhs, VulkanTensor rhs) {
                       std::move(lhs), std::move(rhs), DType::Bool);
 }
 
-VulkanTensor compare_scalar(CmpOp op, VulkanTensor lhs, ScalarArg rhs) {
+VulkanTensor Kernels::compare_scalar(CmpOp op, VulkanTensor lhs, ScalarArg rhs) {
     const DType dt = lhs.dtype;
     check_dtype("compare", dt);
     if (dt == DType::I32) {
@@ -398,7 +398,7 @@ VulkanTensor compare_scalar(CmpOp op, VulkanTensor lhs, ScalarArg rhs) {
                              std::move(lhs), rhs, DType::Bool);
 }
 
-VulkanTensor mask_where(VulkanTensor t, VulkanTensor mask, VulkanTensor value) {
+VulkanTensor Kernels::mask_where(VulkanTensor t, VulkanTensor mask, VulkanTensor value) {
     check_broadcasts_to(mask.shape, t.shape, "mask_where", "mask");
     check_broadcasts_to(value.shape, t.shape, "mask_where", "value");
     check_dtype("mask_where", t.dtype);
@@ -407,7 +407,7 @@ VulkanTensor mask_where(VulkanTensor t, VulkanTensor mask, VulkanTensor value) {
     return run_where("mask_where", std::move(t), std::move(mask), &value, ScalarArg{});
 }
 
-VulkanTensor mask_fill(VulkanTensor t, VulkanTensor mask, ScalarArg value) {
+VulkanTensor Kernels::mask_fill(VulkanTensor t, VulkanTensor mask, ScalarArg value) {
     check_broadcasts_to(mask.shape, t.shape, "mask_fill", "mask");
     check_dtype("mask_fill", t.dtype);
     mask = bool_mask(std::move(mask));

@@ -196,7 +196,7 @@ std::pair<VulkanTensor, VulkanTensor> sort_impl(const char* op, VulkanTensor t, 
 
 }  // namespace
 
-VulkanTensor gather(std::size_t dim, VulkanTensor t, VulkanTensor indices) {
+VulkanTensor Kernels::gather(std::size_t dim, VulkanTensor t, VulkanTensor indices) {
     const std::size_t rank = t.rank();
     BURN_CHECK(dim < rank, "Vulkan gather: dim ", dim, " is out of range for rank ", rank);
     BURN_CHECK(indices.rank() == rank, "Vulkan gather: indices of shape ", indices.shape,
@@ -212,7 +212,7 @@ VulkanTensor gather(std::size_t dim, VulkanTensor t, VulkanTensor indices) {
     return out;
 }
 
-VulkanTensor scatter_add(std::size_t dim, VulkanTensor t, VulkanTensor indices, VulkanTensor values) {
+VulkanTensor Kernels::scatter_add(std::size_t dim, VulkanTensor t, VulkanTensor indices, VulkanTensor values) {
     const std::size_t rank = t.rank();
     BURN_CHECK(dim < rank, "Vulkan scatter_add: dim ", dim, " is out of range for rank ", rank);
     BURN_CHECK(values.dtype == t.dtype, "Vulkan scatter_add: the values have dtype ", dtype_name(values.dtype),
@@ -232,7 +232,7 @@ VulkanTensor scatter_add(std::size_t dim, VulkanTensor t, VulkanTensor indices, 
     return out;
 }
 
-VulkanTensor select(VulkanTensor t, std::size_t dim, VulkanTensor indices) {
+VulkanTensor Kernels::select(VulkanTensor t, std::size_t dim, VulkanTensor indices) {
     BURN_CHECK(dim < t.rank(), "Vulkan select: dim ", dim, " is out of range for rank ", t.rank());
     BURN_CHECK(indices.rank() == 1, "Vulkan select: indices must have rank 1, got shape ", indices.shape);
     check_index_tensor("select", indices);
@@ -244,7 +244,7 @@ VulkanTensor select(VulkanTensor t, std::size_t dim, VulkanTensor indices) {
     return out;
 }
 
-VulkanTensor select_add(VulkanTensor t, std::size_t dim, VulkanTensor indices, VulkanTensor values) {
+VulkanTensor Kernels::select_add(VulkanTensor t, std::size_t dim, VulkanTensor indices, VulkanTensor values) {
     BURN_CHECK(dim < t.rank(), "Vulkan select_add: dim ", dim, " is out of range for rank ", t.rank());
     BURN_CHECK(indices.rank() == 1, "Vulkan select_add: indices must have rank 1, got shape ", indices.shape);
     BURN_CHECK(values.dtype == t.dtype, "Vulkan select_add: the values have dtype ", dtype_name(values.dtype),
@@ -260,15 +260,15 @@ VulkanTensor select_add(VulkanTensor t, std::size_t dim, VulkanTensor indices, V
     return out;
 }
 
-std::pair<VulkanTensor, VulkanTensor> sort(VulkanTensor t, std::size_t dim, bool descending, DType index_dtype) {
+std::pair<VulkanTensor, VulkanTensor> Kernels::sort(VulkanTensor t, std::size_t dim, bool descending, DType index_dtype) {
     return sort_impl("sort", std::move(t), dim, descending, index_dtype, true);
 }
 
-VulkanTensor argsort(VulkanTensor t, std::size_t dim, bool descending, DType index_dtype) {
+VulkanTensor Kernels::argsort(VulkanTensor t, std::size_t dim, bool descending, DType index_dtype) {
     return sort_impl("argsort", std::move(t), dim, descending, index_dtype, false).second;
 }
 
-VulkanTensor argwhere(VulkanTensor t, DType index_dtype) {
+VulkanTensor Kernels::argwhere(VulkanTensor t, DType index_dtype) {
     check_index_dtype("argwhere", index_dtype);
     const std::size_t rank = t.rank();
     const std::size_t n = t.num_elements();
@@ -306,7 +306,7 @@ VulkanTensor argwhere(VulkanTensor t, DType index_dtype) {
     return out;
 }
 
-VulkanTensor embedding(VulkanTensor weights, VulkanTensor indices) {
+VulkanTensor Kernels::embedding(VulkanTensor weights, VulkanTensor indices) {
     const char* op = "embedding";
     BURN_CHECK(weights.rank() == 2, "Vulkan ", op, ": weights must be [n, d], got ", weights.shape);
     BURN_CHECK(indices.rank() + 1 <= Shape::max_rank && indices.rank() + 1 <= 8, "Vulkan ", op, ": indices of rank ",
@@ -346,7 +346,7 @@ VulkanTensor embedding(VulkanTensor weights, VulkanTensor indices) {
     return out;
 }
 
-VulkanTensor embedding_backward(VulkanTensor weights, VulkanTensor grad, VulkanTensor indices) {
+VulkanTensor Kernels::embedding_backward(VulkanTensor weights, VulkanTensor grad, VulkanTensor indices) {
     const char* op = "embedding_backward";
     BURN_CHECK(weights.rank() == 2, "Vulkan ", op, ": weights must be [n, d], got ", weights.shape);
     Shape want = indices.shape;

@@ -73,7 +73,7 @@ Vec4Tile choose_vec4_tile(std::size_t m, std::size_t n) {
 
 }  // namespace
 
-VulkanTensor matmul(VulkanTensor lhs, VulkanTensor rhs) {
+VulkanTensor Kernels::matmul(VulkanTensor lhs, VulkanTensor rhs) {
     const std::size_t r = lhs.rank();
     BURN_CHECK(r >= 2 && rhs.rank() == r,
                "Vulkan matmul: both operands need the same rank >= 2, got ", lhs.shape, " and ",

@@ -159,7 +159,7 @@ void check_dims(const Shape& x, std::array<std::size_t, 2> out, const char* op) 
 
 }  // namespace
 
-VulkanTensor unfold4d(VulkanTensor x, const SpatialArgs& a) {
+VulkanTensor Kernels::unfold4d(VulkanTensor x, const SpatialArgs& a) {
     BURN_CHECK(x.rank() == 4, "Vulkan unfold4d: expected a 4-d input [b, c, h, w], got ", x.shape);
     const char* op = "unfold4d";
     const std::size_t B = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
@@ -199,7 +199,7 @@ VulkanTensor unfold4d(VulkanTensor x, const SpatialArgs& a) {
     return y;
 }
 
-VulkanTensor interpolate(VulkanTensor x, std::array<std::size_t, 2> output_size,
+VulkanTensor Kernels::interpolate(VulkanTensor x, std::array<std::size_t, 2> output_size,
                          const InterpolateOptions& options) {
     const char* op = "interpolate";
     check_dims(x.shape, output_size, op);
@@ -256,7 +256,7 @@ void append_inverse(std::vector<std::int32_t>& t, const Taps& tp, std::size_t in
 
 }  // namespace
 
-VulkanTensor interpolate_backward(VulkanTensor x, VulkanTensor grad,
+VulkanTensor Kernels::interpolate_backward(VulkanTensor x, VulkanTensor grad,
                                   std::array<std::size_t, 2> output_size,
                                   const InterpolateOptions& options) {
     const char* op = "interpolate_backward";

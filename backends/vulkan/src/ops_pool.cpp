@@ -108,7 +108,7 @@ void run(Context& ctx, const char* shader, std::vector<const Buffer*> bufs, Para
 
 }  // namespace
 
-VulkanTensor avg_pool(VulkanTensor x, const SpatialArgs& a) {
+VulkanTensor Kernels::avg_pool(VulkanTensor x, const SpatialArgs& a) {
     check_float(x, "avg_pool");
     Geom g = geometry(x.shape, a, "avg_pool");
     check_u32("avg_pool", g.out_shape.num_elements());
@@ -120,7 +120,7 @@ VulkanTensor avg_pool(VulkanTensor x, const SpatialArgs& a) {
     return y;
 }
 
-VulkanTensor avg_pool_backward(VulkanTensor x, VulkanTensor grad, const SpatialArgs& a) {
+VulkanTensor Kernels::avg_pool_backward(VulkanTensor x, VulkanTensor grad, const SpatialArgs& a) {
     Geom g = geometry(x.shape, a, "avg_pool_backward");
     check_grad(grad, g.out_shape, "avg_pool_backward");
     VulkanTensor gx = alloc(x.shape, grad.dtype, x.device);
@@ -136,7 +136,7 @@ VulkanTensor avg_pool_backward(VulkanTensor x, VulkanTensor grad, const SpatialA
     return gx;
 }
 
-std::pair<VulkanTensor, VulkanTensor> max_pool(VulkanTensor x, const SpatialArgs& a,
+std::pair<VulkanTensor, VulkanTensor> Kernels::max_pool(VulkanTensor x, const SpatialArgs& a,
                                                bool with_indices, DType index_dtype) {
     check_float(x, "max_pool");
     Geom g = geometry(x.shape, a, "max_pool");
@@ -154,7 +154,7 @@ std::pair<VulkanTensor, VulkanTensor> max_pool(VulkanTensor x, const SpatialArgs
     return {std::move(y), std::move(idx)};
 }
 
-VulkanTensor max_pool_backward(VulkanTensor x, VulkanTensor grad, VulkanTensor indices,
+VulkanTensor Kernels::max_pool_backward(VulkanTensor x, VulkanTensor grad, VulkanTensor indices,
                                const SpatialArgs& a) {
     const char* op = "max_pool_backward";
     Geom g = geometry(x.shape, a, op);
@@ -207,7 +207,7 @@ Params adaptive_params(const Shape& x, std::span<const std::size_t> output_size,
 
 }  // namespace
 
-VulkanTensor adaptive_avg_pool(VulkanTensor x, std::span<const std::size_t> output_size) {
+VulkanTensor Kernels::adaptive_avg_pool(VulkanTensor x, std::span<const std::size_t> output_size) {
     check_float(x, "adaptive_avg_pool");
     Params prm = adaptive_params(x.shape, output_size, "adaptive_avg_pool");
     Shape out{x.shape[0], x.shape[1]};
@@ -220,7 +220,7 @@ VulkanTensor adaptive_avg_pool(VulkanTensor x, std::span<const std::size_t> outp
     return y;
 }
 
-VulkanTensor adaptive_avg_pool_backward(VulkanTensor x, VulkanTensor grad) {
+VulkanTensor Kernels::adaptive_avg_pool_backward(VulkanTensor x, VulkanTensor grad) {
     const char* op = "adaptive_avg_pool_backward";
     BURN_CHECK(grad.rank() == x.rank() && x.rank() >= 3 && x.rank() <= 5 &&
                    grad.shape[0] == x.shape[0] && grad.shape[1] == x.shape[1],

@@ -55,10 +55,10 @@ std::uint32_t bits_of(float f) {
 
 /// The values of a small tensor on the host, as f32 or i32.
 std::vector<float> host_floats(const VulkanTensor& t) {
-    return into_data(t).to_vec<float>();
+    return Kernels::into_data(t).to_vec<float>();
 }
 std::vector<std::int32_t> host_ints(const VulkanTensor& t) {
-    return into_data(t).to_vec<std::int32_t>();
+    return Kernels::into_data(t).to_vec<std::int32_t>();
 }
 
 /// Elements per run of shared parameters and number of ranges (as the CPU backend).
@@ -71,7 +71,7 @@ std::pair<std::size_t, std::size_t> runs_of(const Shape& shape, const Quantizati
 
 }  // namespace
 
-void seed(std::uint64_t s) {
+void Kernels::seed(std::uint64_t s) {
     GeneratorState& st = state();
     std::lock_guard lock(st.mu);
     st.key = s;
@@ -79,7 +79,7 @@ void seed(std::uint64_t s) {
     st.seeded = true;
 }
 
-VulkanTensor random(const Shape& shape, const Distribution& dist, DType dtype, const VulkanDevice& device) {
+VulkanTensor Kernels::random(const Shape& shape, const Distribution& dist, DType dtype, const VulkanDevice& device) {
     const std::size_t n = shape.num_elements();
     check_u32("random", n);
     BURN_CHECK(dtype == DType::F32 || dtype == DType::I32 || dtype == DType::I64 || dtype == DType::Bool,
@@ -138,7 +138,7 @@ VulkanTensor random(const Shape& shape, const Distribution& dist, DType dtype, c
 
 // ------------------------------------------------------------------------------ quantization
 
-VulkanTensor quantize(VulkanTensor t, const QuantizationScheme& scheme, VulkanTensor scale,
+VulkanTensor Kernels::quantize(VulkanTensor t, const QuantizationScheme& scheme, VulkanTensor scale,
                       std::optional<VulkanTensor> offset) {
     auto info = std::make_shared<QuantizationInfo>();
     info->scheme = scheme;
@@ -170,7 +170,7 @@ VulkanTensor quantize(VulkanTensor t, const QuantizationScheme& scheme, VulkanTe
     return out;
 }
 
-VulkanTensor dequantize(const VulkanTensor& t, DType float_dtype) {
+VulkanTensor Kernels::dequantize(const VulkanTensor& t, DType float_dtype) {
     BURN_CHECK(t.qinfo && t.dtype == DType::QInt8 && t.is_contiguous() && t.offset == 0,
                "vk::dequantize: expected a dense quantized tensor, got dtype ", dtype_name(t.dtype));
     BURN_CHECK(float_dtype == DType::F32, "vk::dequantize: target dtype ", dtype_name(float_dtype),

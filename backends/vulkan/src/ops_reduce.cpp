@@ -190,7 +190,7 @@ std::uint32_t dim_u32(std::size_t dim) { return static_cast<std::uint32_t>(dim);
 
 }  // namespace
 
-VulkanTensor reduce_all(ReduceOp op, VulkanTensor t) {
+VulkanTensor Kernels::reduce_all(ReduceOp op, VulkanTensor t) {
     const char* name = op_name(op, false);
     check_numeric(name, t.dtype);
     const std::size_t n = t.num_elements();
@@ -210,7 +210,7 @@ VulkanTensor reduce_all(ReduceOp op, VulkanTensor t) {
     return out;
 }
 
-VulkanTensor reduce_dim(ReduceOp op, VulkanTensor t, std::size_t dim) {
+VulkanTensor Kernels::reduce_dim(ReduceOp op, VulkanTensor t, std::size_t dim) {
     const char* name = op_name(op, true);
     BURN_CHECK(dim < t.rank(), "Vulkan ", name, ": dim ", dim, " is out of range for a tensor of rank ", t.rank());
     check_numeric(name, t.dtype);
@@ -234,7 +234,7 @@ VulkanTensor reduce_dim(ReduceOp op, VulkanTensor t, std::size_t dim) {
     return out;
 }
 
-std::pair<VulkanTensor, VulkanTensor> reduce_dim_with_indices(ReduceOp op, VulkanTensor t, std::size_t dim,
+std::pair<VulkanTensor, VulkanTensor> Kernels::reduce_dim_with_indices(ReduceOp op, VulkanTensor t, std::size_t dim,
                                                               DType index_dtype) {
     BURN_CHECK(op == ReduceOp::Max || op == ReduceOp::Min,
                "Vulkan reduce_dim_with_indices: only max and min have indices");
@@ -264,7 +264,7 @@ std::pair<VulkanTensor, VulkanTensor> reduce_dim_with_indices(ReduceOp op, Vulka
     return {std::move(values), std::move(indices)};
 }
 
-VulkanTensor any_all(bool all, VulkanTensor t) {
+VulkanTensor Kernels::any_all(bool all, VulkanTensor t) {
     if (t.dtype != DType::Bool) t = cast(std::move(t), DType::Bool);  // != 0, as the CPU backend
     const std::size_t n = t.num_elements();
     if (n == 0) return host_full(Shape{1}, DType::Bool, 0.0, all ? 1 : 0, t.device);
@@ -273,7 +273,7 @@ VulkanTensor any_all(bool all, VulkanTensor t) {
     return out;
 }
 
-VulkanTensor any_all_dim(bool all, VulkanTensor t, std::size_t dim) {
+VulkanTensor Kernels::any_all_dim(bool all, VulkanTensor t, std::size_t dim) {
     const char* name = all ? "all_dim" : "any_dim";
     BURN_CHECK(dim < t.rank(), "Vulkan ", name, ": dim ", dim, " is out of range for a tensor of rank ", t.rank());
     if (t.dtype != DType::Bool) t = cast(std::move(t), DType::Bool);
@@ -287,7 +287,7 @@ VulkanTensor any_all_dim(bool all, VulkanTensor t, std::size_t dim) {
     return out;
 }
 
-VulkanTensor cumulative(CumOp op, VulkanTensor t, std::size_t dim) {
+VulkanTensor Kernels::cumulative(CumOp op, VulkanTensor t, std::size_t dim) {
     const char* name = op == CumOp::Sum ? "cumsum" : op == CumOp::Prod ? "cumprod" : op == CumOp::Max ? "cummax" : "cummin";
     BURN_CHECK(dim < t.rank(), "Vulkan ", name, ": dim ", dim, " is out of range for a tensor of rank ", t.rank());
     check_numeric(name, t.dtype);

@@ -44,6 +44,8 @@ const VulkanDeviceInfo& vulkan_device_info(const VulkanDevice& device) {
 
 void vulkan_sync(const VulkanDevice& device) { vk::Context::get(device)->sync(); }
 
+void vk::Kernels::sync(const VulkanDevice& device) { vulkan_sync(device); }
+
 }  // namespace burn
 
 namespace burn::vk {

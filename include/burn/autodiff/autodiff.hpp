@@ -8,7 +8,7 @@
 //   auto dx = x.grad(grads);  // std::optional<Tensor<Cpu<>, 2>>: 2x
 //
 // Its float primitive is B's primitive plus a graph node (null when the tensor is not tracked);
-// int and bool primitives are B's, and their ops pass straight through (one list, below). Every
+// int and bool primitives are B's, and their ops pass straight through (the op table of <burn/backend/op_list.hpp>). Every
 // float op calls B for the forward value and, when one of its inputs is tracked, records a
 // backward step holding only the state that step needs.
 #pragma once
@@ -28,8 +28,9 @@
 #include <vector>
 
 #include "burn/autodiff/graph.hpp"
+#include "burn/backend/capabilities.hpp"
 #include "burn/tensor/backend.hpp"
-#include "burn/tensor/op_names.hpp"
+#include "burn/backend/op_list.hpp"
 
 namespace burn {
 
@@ -86,6 +87,7 @@ struct Autodiff {
     using IntElem = typename B::IntElem;
     using Gradients = autodiff::Gradients<B>;
     using FullPrecisionBackend = Autodiff<typename B::FullPrecisionBackend, Checkpoint>;
+    static constexpr BackendCapabilities capabilities = burn::capabilities<B>;
     static constexpr DType float_dtype = ElementTraits<FloatElem>::dtype;
     static constexpr DType int_dtype = ElementTraits<IntElem>::dtype;
     static constexpr DType bool_dtype = DType::Bool;
@@ -334,17 +336,7 @@ public:
 
     // ================================================================== int and bool ops
     // Int and bool primitives are B's: their ops pass straight through.
-#define BURN_AUTODIFF_PASS(P_, OP)                                                               \
-    template <class... A>                                                                        \
-    static decltype(auto) P_##_##OP(A&&... a) {                                                  \
-        return B::P_##_##OP(std::forward<A>(a)...);                                              \
-    }
-    BURN_BASIC_OP_NAMES(BURN_AUTODIFF_PASS, int)
-    BURN_NUMERIC_OP_NAMES(BURN_AUTODIFF_PASS, int)
-    BURN_INT_ONLY_OP_NAMES(BURN_AUTODIFF_PASS, int)
-    BURN_BASIC_OP_NAMES(BURN_AUTODIFF_PASS, bool)
-    BURN_BOOL_ONLY_OP_NAMES(BURN_AUTODIFF_PASS, bool)
-#undef BURN_AUTODIFF_PASS
+    BURN_FORWARD_INT_BOOL_OPS(B)
     static T int_into_float(I t) { return untracked(B::int_into_float(std::move(t))); }
     static T bool_into_float(BoolTensor t) { return untracked(B::bool_into_float(std::move(t))); }
 

@@ -22,12 +22,12 @@ struct Adam {
     double epsilon = 1e-5;
     std::optional<WeightDecayConfig> weight_decay;
 
-    /// One step on one parameter: the backend's fused kernel when it has one (AdamKernel in
-    /// <burn/optim/kernels.hpp>; the CPU backend does), else step_composed.
+    /// One step on one parameter: the backend's fused kernel when it has one
+    /// (FusedAdamBackend, <burn/optim/kernels.hpp>; the CPU backend does), else step_composed.
     template <Backend IB, std::size_t D>
     Tensor<IB, D> step(double lr, Tensor<IB, D> param, Tensor<IB, D> grad,
                        ParamState<IB>& state) const {
-        if constexpr (AdamKernel<IB>::fused) {
+        if constexpr (FusedAdamBackend<IB>) {
             const auto device = grad.device();
             auto m = state.template take<D>("moment_1", device);
             auto v = state.template take<D>("moment_2", device);
@@ -36,9 +36,9 @@ struct Adam {
             std::optional<typename IB::FloatTensor> pm, pv;
             if (m) pm = std::move(*m).into_primitive();
             if (v) pv = std::move(*v).into_primitive();
-            auto r = AdamKernel<IB>::step(std::move(param).into_primitive(),
-                                          std::move(grad).into_primitive(), pm ? &*pm : nullptr,
-                                          pv ? &*pv : nullptr, h);
+            auto r = IB::fused_adam_step(std::move(param).into_primitive(),
+                                         std::move(grad).into_primitive(), pm ? &*pm : nullptr,
+                                         pv ? &*pv : nullptr, h);
             state.set("moment_1", Tensor<IB, D>(std::move(r.moment_1)));
             state.set("moment_2", Tensor<IB, D>(std::move(r.moment_2)));
             state.set_counter("time", time);

@@ -22,7 +22,7 @@ struct AdamW {
     double weight_decay = 1e-4;
 
     /// One step on one parameter: the decay, then Adam's update (without L2 penalty) with the
-    /// same state, so that a backend's fused Adam kernel (AdamKernel) serves AdamW too.
+    /// same state, so that a backend's fused Adam kernel (FusedAdamBackend) serves AdamW too.
     template <Backend IB, std::size_t D>
     Tensor<IB, D> step(double lr, Tensor<IB, D> param, Tensor<IB, D> grad,
                        ParamState<IB>& state) const {

@@ -1,31 +1,24 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Fused optimizer kernels: a backend may specialise AdamKernel<B> with a one-pass update (read
-// param, grad and both moments once, write them once) instead of the dozen element-wise passes
-// that composing its ops takes. The CPU backend does (<burn/backend/cpu.hpp>); other backends use
-// the composed form in Adam::step. This header is light: backends include it.
+// Fused optimizer kernels: a backend may have a one-pass Adam update (read param, grad and both
+// moments once, write them once) instead of the dozen element-wise passes that composing its ops
+// takes. A kit backend has it when its kernel set has `adam_step` (backend::FusedAdamKernel; the
+// CPU backend's does): the adapter then provides `B::fused_adam_step`. Adam::step uses it when
+// present, and the composed form otherwise.
 #pragma once
+
+#include "burn/backend/ops.hpp"
 
 namespace burn::optim {
 
 /// The scalars of one Adam step on one parameter.
-struct AdamHyper {
-    double lr;
-    double beta_1;
-    double beta_2;
-    double epsilon;
-    double correction_1;  ///< 1 - beta_1^t
-    double correction_2;  ///< 1 - beta_2^t
-    double weight_decay;  ///< L2 penalty added to the gradient (0: none)
-};
+using AdamHyper = backend::AdamHyper;
 
-/// Primary template: no fused kernel. A specialisation sets `fused = true` and provides
-///   static Result step(FloatTensor param, FloatTensor grad, FloatTensor* moment_1,
-///                      FloatTensor* moment_2, const AdamHyper&);
-/// returning {param, moment_1, moment_2} after the step (null moments: the first step, read as
-/// zeros). The kernel may move from the moments and write into any buffer it owns alone.
+/// A backend with a fused Adam step:
+///   B::fused_adam_step(param, grad, moment_1*, moment_2*, hyper) -> {param, moment_1, moment_2}
+/// after the step (null moments: the first step, read as zeros). It may move from the moments
+/// and write into any buffer it owns alone.
 template <class B>
-struct AdamKernel {
-    static constexpr bool fused = false;
-};
+concept FusedAdamBackend = requires(typename B::FloatTensor t, typename B::FloatTensor* m,
+                                    const AdamHyper& h) { B::fused_adam_step(t, t, m, m, h); };
 
 }  // namespace burn::optim

@@ -3,8 +3,9 @@
 //
 // Layered as two concepts:
 //  - BackendTypes<B>: cheap (associated types + name); it guards Tensor<B, D, K>.
-//  - Backend<B>: the whole op table. A backend checks it once, in its own source file, with
-//    `static_assert(burn::Backend<MyBackend>)`; `diagnose_backend<B>()` names the first op missing.
+//  - Backend<B>: the whole op table (<burn/backend/op_list.hpp>, where every op is listed once
+//    with its signature). A backend checks it once, in its own source file, with
+//    `static_assert(burn::diagnose_backend<MyBackend>())`, which names every op missing.
 //
 // Primitives carry a run-time shape; the rank lives only in Tensor. Data enters and leaves a
 // backend only as TensorData, so a backend's memory need not be host-accessible.
@@ -20,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "burn/backend/op_list.hpp"
 #include "burn/tensor/data.hpp"
 #include "burn/tensor/distribution.hpp"
 #include "burn/tensor/module_options.hpp"
@@ -42,240 +44,84 @@ concept BackendTypes = requires {
     std::default_initializable<typename B::Device>;
 
 namespace concepts {
+namespace detail {
 
-using Axes = std::span<const std::size_t>;
-using Ranges = std::span<const SliceRange>;
-
-/// Ops every kind has: data in/out, device, shape manipulation, concatenation, equality.
-/// Spelled for one prefix through the macro below, once per kind.
-#define BURN_BASIC_OPS_CONCEPT(NAME, P, T)                                                       \
+// One check per op group of <burn/backend/op_list.hpp>: `value` is whether B has every op of the
+// group with its listed signature; instantiating `Diagnose` fails one static_assert per op that is
+// missing (or has another signature), naming it.
+#define BURN_DETAIL_REQ(NAME, SIG) &&::burn::backend::detail::has_op<::burn::backend::op::NAME, B, SIG>::value
+#define BURN_DETAIL_KIND_REQ(P, OP, SIG) BURN_DETAIL_REQ(P##_##OP, SIG)
+#define BURN_DETAIL_ASSERT(NAME, SIG)                                                            \
+    static_assert(::burn::backend::detail::has_op<::burn::backend::op::NAME, B, SIG>::value,     \
+                  "backend: op " #NAME " is missing or does not have the signature " #SIG);
+#define BURN_DETAIL_KIND_ASSERT(P, OP, SIG) BURN_DETAIL_ASSERT(P##_##OP, SIG)
+#define BURN_DETAIL_KIND_GROUP(GROUP, TT, SS, LIST, P)                                           \
     template <class B>                                                                           \
-    concept NAME = requires(T t, const T& ct, const typename B::Device& dev, TensorData data,     \
-                            Shape shape, Axes axes, Ranges ranges, std::vector<T> many,          \
-                            std::size_t d) {                                                     \
-        { B::P##_from_data(data, dev) } -> std::same_as<T>;                                      \
-        { B::P##_into_data(t) } -> std::same_as<TensorData>;                                     \
-        { B::P##_device(ct) } -> std::same_as<typename B::Device>;                               \
-        { B::P##_to_device(t, dev) } -> std::same_as<T>;                                         \
-        { B::P##_shape(ct) } -> std::same_as<Shape>;                                             \
-        { B::P##_empty(shape, dev) } -> std::same_as<T>;                                         \
-        { B::P##_reshape(t, shape) } -> std::same_as<T>;                                         \
-        { B::P##_swap_dims(t, d, d) } -> std::same_as<T>;                                        \
-        { B::P##_permute(t, axes) } -> std::same_as<T>;                                          \
-        { B::P##_flip(t, axes) } -> std::same_as<T>;                                             \
-        { B::P##_expand(t, shape) } -> std::same_as<T>;                                          \
-        { B::P##_slice(t, ranges) } -> std::same_as<T>;                                          \
-        { B::P##_slice_assign(t, ranges, t) } -> std::same_as<T>;                                \
-        { B::P##_cat(many, d) } -> std::same_as<T>;                                              \
-        { B::P##_repeat_dim(t, d, d) } -> std::same_as<T>;                                       \
-        { B::P##_equal(t, t) } -> std::same_as<typename B::BoolTensor>;                          \
-        { B::P##_not_equal(t, t) } -> std::same_as<typename B::BoolTensor>;                      \
+    struct GROUP {                                                                               \
+        BURN_OP_SIGNATURE_TYPES(TT, SS)                                                          \
+        static constexpr bool value = true LIST(BURN_DETAIL_KIND_REQ, P);                        \
+        struct Diagnose {                                                                        \
+            LIST(BURN_DETAIL_KIND_ASSERT, P)                                                     \
+        };                                                                                       \
+    };
+#define BURN_DETAIL_GROUP(GROUP, LIST)                                                           \
+    template <class B>                                                                           \
+    struct GROUP {                                                                               \
+        BURN_OP_SIGNATURE_TYPES(typename B::FloatTensor, double)                                 \
+        static constexpr bool value = true LIST(BURN_DETAIL_REQ);                                \
+        struct Diagnose {                                                                        \
+            LIST(BURN_DETAIL_ASSERT)                                                             \
+        };                                                                                       \
     };
 
-BURN_BASIC_OPS_CONCEPT(FloatBasicOps, float, typename B::FloatTensor)
-BURN_BASIC_OPS_CONCEPT(IntBasicOps, int, typename B::IntTensor)
-BURN_BASIC_OPS_CONCEPT(BoolBasicOps, bool, typename B::BoolTensor)
+BURN_DETAIL_KIND_GROUP(FloatBasic, typename B::FloatTensor, double, BURN_BASIC_OPS, float)
+BURN_DETAIL_KIND_GROUP(IntBasic, typename B::IntTensor, std::int64_t, BURN_BASIC_OPS, int)
+BURN_DETAIL_KIND_GROUP(BoolBasic, typename B::BoolTensor, bool, BURN_BASIC_OPS, bool)
+BURN_DETAIL_KIND_GROUP(FloatNumeric, typename B::FloatTensor, double, BURN_NUMERIC_OPS, float)
+BURN_DETAIL_KIND_GROUP(IntNumeric, typename B::IntTensor, std::int64_t, BURN_NUMERIC_OPS, int)
+BURN_DETAIL_KIND_GROUP(IntOnly, typename B::IntTensor, std::int64_t, BURN_INT_ONLY_OPS, int)
+BURN_DETAIL_KIND_GROUP(BoolOnly, typename B::BoolTensor, bool, BURN_BOOL_ONLY_OPS, bool)
+BURN_DETAIL_GROUP(FloatOnly, BURN_FLOAT_ONLY_OPS)
+BURN_DETAIL_GROUP(Module, BURN_MODULE_OPS)
+BURN_DETAIL_GROUP(Activation, BURN_ACTIVATION_OPS_LIST)
+BURN_DETAIL_GROUP(Quantization, BURN_QUANTIZATION_OPS)
+BURN_DETAIL_GROUP(Control, BURN_CONTROL_OPS)
 
-/// Ops of the numeric kinds (Float and Int); S is the scalar type at the boundary
-/// (double for floats, std::int64_t for ints).
-#define BURN_NUMERIC_OPS_CONCEPT(NAME, P, T, S)                                                  \
-    template <class B>                                                                           \
-    concept NAME = requires(T t, const typename B::Device& dev, Shape shape, S s, std::size_t d, \
-                            typename B::IntTensor idx, typename B::BoolTensor mask,              \
-                            Distribution dist, bool flag) {                                      \
-        { B::P##_zeros(shape, dev) } -> std::same_as<T>;                                         \
-        { B::P##_ones(shape, dev) } -> std::same_as<T>;                                          \
-        { B::P##_full(shape, s, dev) } -> std::same_as<T>;                                       \
-        { B::P##_random(shape, dist, dev) } -> std::same_as<T>;                                  \
-        { B::P##_add(t, t) } -> std::same_as<T>;                                                 \
-        { B::P##_sub(t, t) } -> std::same_as<T>;                                                 \
-        { B::P##_mul(t, t) } -> std::same_as<T>;                                                 \
-        { B::P##_div(t, t) } -> std::same_as<T>;                                                 \
-        { B::P##_remainder(t, t) } -> std::same_as<T>;                                           \
-        { B::P##_add_scalar(t, s) } -> std::same_as<T>;                                          \
-        { B::P##_sub_scalar(t, s) } -> std::same_as<T>;                                          \
-        { B::P##_mul_scalar(t, s) } -> std::same_as<T>;                                          \
-        { B::P##_div_scalar(t, s) } -> std::same_as<T>;                                          \
-        { B::P##_remainder_scalar(t, s) } -> std::same_as<T>;                                    \
-        { B::P##_neg(t) } -> std::same_as<T>;                                                    \
-        { B::P##_abs(t) } -> std::same_as<T>;                                                    \
-        { B::P##_sign(t) } -> std::same_as<T>;                                                   \
-        { B::P##_max_pair(t, t) } -> std::same_as<T>;                                            \
-        { B::P##_min_pair(t, t) } -> std::same_as<T>;                                            \
-        { B::P##_clamp(t, s, s) } -> std::same_as<T>;                                            \
-        { B::P##_clamp_min(t, s) } -> std::same_as<T>;                                           \
-        { B::P##_clamp_max(t, s) } -> std::same_as<T>;                                           \
-        { B::P##_greater(t, t) } -> std::same_as<typename B::BoolTensor>;                        \
-        { B::P##_greater_equal(t, t) } -> std::same_as<typename B::BoolTensor>;                  \
-        { B::P##_lower(t, t) } -> std::same_as<typename B::BoolTensor>;                          \
-        { B::P##_lower_equal(t, t) } -> std::same_as<typename B::BoolTensor>;                    \
-        { B::P##_equal_elem(t, s) } -> std::same_as<typename B::BoolTensor>;                     \
-        { B::P##_not_equal_elem(t, s) } -> std::same_as<typename B::BoolTensor>;                 \
-        { B::P##_greater_elem(t, s) } -> std::same_as<typename B::BoolTensor>;                   \
-        { B::P##_greater_equal_elem(t, s) } -> std::same_as<typename B::BoolTensor>;             \
-        { B::P##_lower_elem(t, s) } -> std::same_as<typename B::BoolTensor>;                     \
-        { B::P##_lower_equal_elem(t, s) } -> std::same_as<typename B::BoolTensor>;               \
-        { B::P##_sum(t) } -> std::same_as<T>;                                                    \
-        { B::P##_sum_dim(t, d) } -> std::same_as<T>;                                             \
-        { B::P##_prod(t) } -> std::same_as<T>;                                                   \
-        { B::P##_prod_dim(t, d) } -> std::same_as<T>;                                            \
-        { B::P##_mean_dim(t, d) } -> std::same_as<T>;                                            \
-        { B::P##_max_dim(t, d) } -> std::same_as<T>;                                             \
-        { B::P##_min_dim(t, d) } -> std::same_as<T>;                                             \
-        { B::P##_max_dim_with_indices(t, d) } -> std::same_as<std::pair<T, typename B::IntTensor>>; \
-        { B::P##_min_dim_with_indices(t, d) } -> std::same_as<std::pair<T, typename B::IntTensor>>; \
-        { B::P##_argmax(t, d) } -> std::same_as<typename B::IntTensor>;                          \
-        { B::P##_argmin(t, d) } -> std::same_as<typename B::IntTensor>;                          \
-        { B::P##_gather(d, t, idx) } -> std::same_as<T>;                                         \
-        { B::P##_scatter(d, t, idx, t) } -> std::same_as<T>;                                     \
-        { B::P##_select(t, d, idx) } -> std::same_as<T>;                                         \
-        { B::P##_select_assign(t, d, idx, t) } -> std::same_as<T>;                               \
-        { B::P##_mask_where(t, mask, t) } -> std::same_as<T>;                                    \
-        { B::P##_mask_fill(t, mask, s) } -> std::same_as<T>;                                     \
-        { B::P##_sort(t, d, flag) } -> std::same_as<T>;                                          \
-        { B::P##_sort_with_indices(t, d, flag) } -> std::same_as<std::pair<T, typename B::IntTensor>>; \
-        { B::P##_argsort(t, d, flag) } -> std::same_as<typename B::IntTensor>;                   \
-        { B::P##_cumsum(t, d) } -> std::same_as<T>;                                              \
-        { B::P##_cumprod(t, d) } -> std::same_as<T>;                                             \
-        { B::P##_cummin(t, d) } -> std::same_as<T>;                                              \
-        { B::P##_cummax(t, d) } -> std::same_as<T>;                                              \
-    };
+#undef BURN_DETAIL_REQ
+#undef BURN_DETAIL_KIND_REQ
+#undef BURN_DETAIL_ASSERT
+#undef BURN_DETAIL_KIND_ASSERT
+#undef BURN_DETAIL_KIND_GROUP
+#undef BURN_DETAIL_GROUP
 
-BURN_NUMERIC_OPS_CONCEPT(FloatNumericOps, float, typename B::FloatTensor, double)
-BURN_NUMERIC_OPS_CONCEPT(IntNumericOps, int, typename B::IntTensor, std::int64_t)
+}  // namespace detail
 
-#undef BURN_BASIC_OPS_CONCEPT
-#undef BURN_NUMERIC_OPS_CONCEPT
-
-/// Float-only ops: math functions, matmul, conversions.
+/// The op groups of the Backend concept (the lists of <burn/backend/op_list.hpp>).
 template <class B>
-concept FloatOps = requires(typename B::FloatTensor t, double s, std::int64_t i) {
-    { B::float_exp(t) } -> std::same_as<typename B::FloatTensor>;
-    { B::float_log(t) } -> std::same_as<typename B::FloatTensor>;
-    { B::float_log1p(t) } -> std::same_as<typename B::FloatTensor>;
-    { B::float_erf(t) } -> std::same_as<typename B::FloatTensor>;
-    { B::float_sqrt(t) } -> std::same_as<typename B::FloatTensor>;
-    { B::float_recip(t) } -> std::same_as<typename B::FloatTensor>;
-    { B::float_sin(t) } -> std::same_as<typename B::FloatTensor>;
-    { B::float_cos(t) } -> std::same_as<typename B::FloatTensor>;
-    { B::float_tanh(t) } -> std::same_as<typename B::FloatTensor>;
-    { B::float_round(t) } -> std::same_as<typename B::FloatTensor>;
-    { B::float_floor(t) } -> std::same_as<typename B::FloatTensor>;
-    { B::float_ceil(t) } -> std::same_as<typename B::FloatTensor>;
-    { B::float_powf(t, t) } -> std::same_as<typename B::FloatTensor>;
-    { B::float_powf_scalar(t, s) } -> std::same_as<typename B::FloatTensor>;
-    { B::float_matmul(t, t) } -> std::same_as<typename B::FloatTensor>;
-    { B::float_into_int(t) } -> std::same_as<typename B::IntTensor>;
-    { B::float_is_nan(t) } -> std::same_as<typename B::BoolTensor>;
-};
-
-/// Int-only ops.
+concept FloatBasicOps = BackendTypes<B> && detail::FloatBasic<B>::value;
 template <class B>
-concept IntOps = requires(typename B::IntTensor t, std::int64_t s, const typename B::Device& dev) {
-    { B::int_into_float(t) } -> std::same_as<typename B::FloatTensor>;
-    { B::int_arange(s, s, s, dev) } -> std::same_as<typename B::IntTensor>;
-    { B::int_powi(t, t) } -> std::same_as<typename B::IntTensor>;
-    { B::int_powi_scalar(t, s) } -> std::same_as<typename B::IntTensor>;
-};
-
-/// Bool-only ops.
+concept IntBasicOps = BackendTypes<B> && detail::IntBasic<B>::value;
 template <class B>
-concept BoolOps = requires(typename B::BoolTensor t, std::size_t d) {
-    { B::bool_not(t) } -> std::same_as<typename B::BoolTensor>;
-    { B::bool_and(t, t) } -> std::same_as<typename B::BoolTensor>;
-    { B::bool_or(t, t) } -> std::same_as<typename B::BoolTensor>;
-    { B::bool_into_int(t) } -> std::same_as<typename B::IntTensor>;
-    { B::bool_into_float(t) } -> std::same_as<typename B::FloatTensor>;
-    { B::bool_any(t) } -> std::same_as<typename B::BoolTensor>;
-    { B::bool_all(t) } -> std::same_as<typename B::BoolTensor>;
-    { B::bool_any_dim(t, d) } -> std::same_as<typename B::BoolTensor>;
-    { B::bool_all_dim(t, d) } -> std::same_as<typename B::BoolTensor>;
-    { B::bool_argwhere(t) } -> std::same_as<typename B::IntTensor>;
-};
-
-/// Module ops (Burn's ModuleOps): convolutions, pooling, interpolation, embedding, each with the
-/// backward kernels that Autodiff calls. Options are the structs of module_options.hpp; an
-/// optional bias or mask is a std::optional primitive.
-#define BURN_CONV_OPS_REQ(N)                                                                     \
-    { B::conv##N##d(t, t, ob, ConvOptions<N>{}) } -> std::same_as<T>;                           \
-    { B::conv##N##d_x_backward(t, t, t, ConvOptions<N>{}) } -> std::same_as<T>;                  \
-    { B::conv##N##d_weight_backward(t, t, t, ConvOptions<N>{}) } -> std::same_as<T>;             \
-    { B::conv##N##d_bias_backward(t, t, t) } -> std::same_as<T>;                                 \
-    { B::conv_transpose##N##d(t, t, ob, ConvTransposeOptions<N>{}) } -> std::same_as<T>;         \
-    { B::conv_transpose##N##d_x_backward(t, t, t, ConvTransposeOptions<N>{}) } -> std::same_as<T>; \
-    { B::conv_transpose##N##d_weight_backward(t, t, t, ConvTransposeOptions<N>{}) } -> std::same_as<T>; \
-    { B::conv_transpose##N##d_bias_backward(t, t, t) } -> std::same_as<T>;
-
-#define BURN_POOL_OPS_REQ(N)                                                                     \
-    { B::avg_pool##N##d(t, AvgPoolOptions<N>{}) } -> std::same_as<T>;                            \
-    { B::avg_pool##N##d_backward(t, t, AvgPoolOptions<N>{}) } -> std::same_as<T>;                \
-    { B::max_pool##N##d(t, MaxPoolOptions<N>{}) } -> std::same_as<T>;                            \
-    { B::max_pool##N##d_with_indices(t, MaxPoolOptions<N>{}) }                                   \
-        -> std::same_as<MaxPoolWithIndices<T, I>>;                                               \
-    { B::max_pool##N##d_with_indices_backward(t, MaxPoolOptions<N>{}, t, idx) } -> std::same_as<T>; \
-    { B::adaptive_avg_pool##N##d(t, std::array<std::size_t, N>{}) } -> std::same_as<T>;          \
-    { B::adaptive_avg_pool##N##d_backward(t, t) } -> std::same_as<T>;
-
-template <class B, class T = typename B::FloatTensor, class I = typename B::IntTensor>
-concept ModuleOps = requires(T t, std::optional<T> ob, I idx, std::array<std::size_t, 2> size2) {
-    BURN_CONV_OPS_REQ(1)
-    BURN_CONV_OPS_REQ(2)
-    BURN_CONV_OPS_REQ(3)
-    BURN_POOL_OPS_REQ(1)
-    BURN_POOL_OPS_REQ(2)
-    { B::adaptive_avg_pool3d(t, std::array<std::size_t, 3>{}) } -> std::same_as<T>;
-    { B::adaptive_avg_pool3d_backward(t, t) } -> std::same_as<T>;
-    { B::deform_conv2d(t, t, t, ob, ob, DeformConvOptions<2>{}) } -> std::same_as<T>;
-    { B::deform_conv2d_backward(t, t, t, ob, ob, t, DeformConvOptions<2>{}) }
-        -> std::same_as<DeformConv2dBackward<T>>;
-    { B::unfold4d(t, size2, UnfoldOptions{}) } -> std::same_as<T>;
-    { B::interpolate(t, size2, InterpolateOptions{}) } -> std::same_as<T>;
-    { B::interpolate_backward(t, t, size2, InterpolateOptions{}) } -> std::same_as<T>;
-    { B::embedding(t, idx) } -> std::same_as<T>;
-    { B::embedding_backward(t, t, idx) } -> std::same_as<T>;
-};
-
-#undef BURN_CONV_OPS_REQ
-#undef BURN_POOL_OPS_REQ
-
-/// Activation kernels (Burn's ActivationOps, plus softmax / log_softmax along a dim). The
-/// backward helpers take the forward's output (relu, sigmoid) or input (gelu, log_sigmoid).
-template <class B, class T = typename B::FloatTensor>
-concept ActivationOps = requires(T t, double s, std::size_t d) {
-    { B::relu(t) } -> std::same_as<T>;
-    { B::relu_backward(t, t) } -> std::same_as<T>;
-    { B::gelu(t) } -> std::same_as<T>;
-    { B::gelu_backward(t, t) } -> std::same_as<T>;
-    { B::sigmoid(t) } -> std::same_as<T>;
-    { B::sigmoid_backward(t, t) } -> std::same_as<T>;
-    { B::log_sigmoid(t) } -> std::same_as<T>;
-    { B::log_sigmoid_backward(t, t) } -> std::same_as<T>;
-    { B::hard_sigmoid(t, s, s) } -> std::same_as<T>;
-    { B::leaky_relu(t, s) } -> std::same_as<T>;
-    { B::softmax(t, d) } -> std::same_as<T>;
-    { B::log_softmax(t, d) } -> std::same_as<T>;
-};
-
-/// Quantization (Burn's QTensorOps, reduced to what the float API needs). `quantize` returns a
-/// quantized float primitive (int8 values + the parameters); `scale` holds one value per range
-/// (1, or shape[axis] for per-channel schemes) and `offset` the matching zero points (affine
-/// schemes only). Other float ops accept quantized primitives and compute on their dequantized
-/// values, returning ordinary float primitives; float_into_data of a quantized primitive returns
-/// QInt8 TensorData and float_from_data of QInt8 TensorData makes a quantized primitive.
-template <class B, class T = typename B::FloatTensor>
-concept QuantizationOps = requires(T t, const T& ct, const QuantizationScheme& scheme,
-                                   std::optional<typename B::IntTensor> offset) {
-    { B::quantize(t, scheme, t, offset) } -> std::same_as<T>;
-    { B::dequantize(t) } -> std::same_as<T>;
-    { B::float_is_quantized(ct) } -> std::same_as<bool>;
-};
-
-/// Backend-wide functions.
+concept BoolBasicOps = BackendTypes<B> && detail::BoolBasic<B>::value;
 template <class B>
-concept BackendControl = requires(const typename B::Device& dev, std::uint64_t seed) {
-    B::seed(seed);
-    B::sync(dev);
-};
+concept FloatNumericOps = BackendTypes<B> && detail::FloatNumeric<B>::value;
+template <class B>
+concept IntNumericOps = BackendTypes<B> && detail::IntNumeric<B>::value;
+/// Float-only ops (math functions, matmul) and the conversions from and to floats.
+template <class B>
+concept FloatOps = BackendTypes<B> && detail::FloatOnly<B>::value;
+template <class B>
+concept IntOps = BackendTypes<B> && detail::IntOnly<B>::value;
+template <class B>
+concept BoolOps = BackendTypes<B> && detail::BoolOnly<B>::value;
+template <class B>
+concept ModuleOps = BackendTypes<B> && detail::Module<B>::value;
+template <class B>
+concept ActivationOps = BackendTypes<B> && detail::Activation<B>::value;
+template <class B>
+concept QuantizationOps = BackendTypes<B> && detail::Quantization<B>::value;
+template <class B>
+concept BackendControl = BackendTypes<B> && detail::Control<B>::value;
 
 }  // namespace concepts
 
@@ -310,29 +156,28 @@ concept AutodiffBackend =
         { B::from_inner(inner) } -> std::same_as<typename B::FloatTensor>;
     };
 
-/// Call in a backend's source file: the first unmet group is named by the static_assert.
+/// Call in a backend's source file, `static_assert(burn::diagnose_backend<MyBackend>())`: a
+/// static_assert names every op that is missing or has another signature than the op table's.
 template <class B>
 constexpr bool diagnose_backend() {
     static_assert(BackendTypes<B>, "backend: missing associated types (Device, FloatTensor, "
                                    "IntTensor, BoolTensor, FloatElem, IntElem) or name()");
-    static_assert(concepts::FloatBasicOps<B>, "backend: a float_ basic op is missing (from_data, "
-                                              "into_data, reshape, slice, cat, ...)");
-    static_assert(concepts::IntBasicOps<B>, "backend: an int_ basic op is missing");
-    static_assert(concepts::BoolBasicOps<B>, "backend: a bool_ basic op is missing");
-    static_assert(concepts::FloatNumericOps<B>, "backend: a float_ numeric op is missing (add, "
-                                                "sum_dim, gather, sort, ...)");
-    static_assert(concepts::IntNumericOps<B>, "backend: an int_ numeric op is missing");
-    static_assert(concepts::FloatOps<B>, "backend: a float-only op is missing (exp, matmul, ...)");
-    static_assert(concepts::IntOps<B>, "backend: an int-only op is missing (arange, into_float, ...)");
-    static_assert(concepts::BoolOps<B>, "backend: a bool-only op is missing (not, argwhere, ...)");
-    static_assert(concepts::ModuleOps<B>, "backend: a module op is missing (conv2d, max_pool2d, "
-                                          "interpolate, embedding, their backward, ...)");
-    static_assert(concepts::ActivationOps<B>, "backend: an activation op is missing (relu, gelu, "
-                                              "sigmoid, softmax, their backward, ...)");
-    static_assert(concepts::QuantizationOps<B>, "backend: a quantization op is missing (quantize, "
-                                                "dequantize, float_is_quantized)");
-    static_assert(concepts::BackendControl<B>, "backend: seed(u64) or sync(device) is missing");
-    return true;
+    if constexpr (BackendTypes<B>) {
+        using namespace concepts::detail;
+        (void)sizeof(typename FloatBasic<B>::Diagnose);
+        (void)sizeof(typename IntBasic<B>::Diagnose);
+        (void)sizeof(typename BoolBasic<B>::Diagnose);
+        (void)sizeof(typename FloatNumeric<B>::Diagnose);
+        (void)sizeof(typename IntNumeric<B>::Diagnose);
+        (void)sizeof(typename FloatOnly<B>::Diagnose);
+        (void)sizeof(typename IntOnly<B>::Diagnose);
+        (void)sizeof(typename BoolOnly<B>::Diagnose);
+        (void)sizeof(typename Module<B>::Diagnose);
+        (void)sizeof(typename Activation<B>::Diagnose);
+        (void)sizeof(typename Quantization<B>::Diagnose);
+        (void)sizeof(typename Control<B>::Diagnose);
+    }
+    return Backend<B>;
 }
 
 }  // namespace burn

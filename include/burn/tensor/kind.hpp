@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "burn/tensor/dtype.hpp"
-#include "burn/tensor/op_names.hpp"
+#include "burn/backend/op_list.hpp"
 
 namespace burn {
 
@@ -32,7 +32,7 @@ concept NumericKind = std::same_as<K, Float> || std::same_as<K, Int>;
 template <class B, class K>
 struct KindOps;
 
-#define BURN_KIND_FORWARD(P, OP)                                     \
+#define BURN_KIND_FORWARD(P, OP, SIG)                                \
     template <class... A>                                            \
     static decltype(auto) OP(A&&... a) {                             \
         return B::P##_##OP(std::forward<A>(a)...);                   \
@@ -43,8 +43,8 @@ struct KindOps<B, Float> {
     using Prim = typename B::FloatTensor;
     using Elem = typename B::FloatElem;
     using ScalarT = double;  ///< scalar type at the backend boundary
-    BURN_BASIC_OP_NAMES(BURN_KIND_FORWARD, float)
-    BURN_NUMERIC_OP_NAMES(BURN_KIND_FORWARD, float)
+    BURN_BASIC_OPS(BURN_KIND_FORWARD, float)
+    BURN_NUMERIC_OPS(BURN_KIND_FORWARD, float)
     static Prim to_float(Prim t) { return t; }
     static typename B::IntTensor to_int(Prim t) { return B::float_into_int(std::move(t)); }
     static typename B::BoolTensor to_bool(Prim t) {
@@ -57,8 +57,8 @@ struct KindOps<B, Int> {
     using Prim = typename B::IntTensor;
     using Elem = typename B::IntElem;
     using ScalarT = std::int64_t;
-    BURN_BASIC_OP_NAMES(BURN_KIND_FORWARD, int)
-    BURN_NUMERIC_OP_NAMES(BURN_KIND_FORWARD, int)
+    BURN_BASIC_OPS(BURN_KIND_FORWARD, int)
+    BURN_NUMERIC_OPS(BURN_KIND_FORWARD, int)
     static typename B::FloatTensor to_float(Prim t) { return B::int_into_float(std::move(t)); }
     static Prim to_int(Prim t) { return t; }
     static typename B::BoolTensor to_bool(Prim t) {
@@ -71,7 +71,7 @@ struct KindOps<B, Bool> {
     using Prim = typename B::BoolTensor;
     using Elem = bool;
     using ScalarT = bool;
-    BURN_BASIC_OP_NAMES(BURN_KIND_FORWARD, bool)
+    BURN_BASIC_OPS(BURN_KIND_FORWARD, bool)
     static typename B::FloatTensor to_float(Prim t) { return B::bool_into_float(std::move(t)); }
     static typename B::IntTensor to_int(Prim t) { return B::bool_into_int(std::move(t)); }
     static Prim to_bool(Prim t) { return t; }

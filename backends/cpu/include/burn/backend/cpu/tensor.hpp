@@ -3,16 +3,12 @@
 // light (no Eigen, no TBB); the kernels live in backends/cpu/src.
 #pragma once
 
-#include <array>
 #include <cstddef>
-#include <cstdint>
 #include <memory>
 #include <ostream>
 #include <string>
 
-#include "burn/tensor/dtype.hpp"
-#include "burn/tensor/quantization_scheme.hpp"
-#include "burn/tensor/shape.hpp"
+#include "burn/backend/layout.hpp"
 
 namespace burn {
 
@@ -56,50 +52,9 @@ void pool_reset_peak();
 /// Returns every cached block to the system.
 void pool_release_cached();
 
-using Strides = std::array<std::int64_t, Shape::max_rank>;
-
-/// Row-major strides of a contiguous tensor of `shape`.
-inline Strides contiguous_strides(const Shape& shape) {
-    Strides s{};
-    std::int64_t acc = 1;
-    for (std::size_t i = shape.rank(); i-- > 0;) {
-        s[i] = acc;
-        acc *= static_cast<std::int64_t>(shape[i]);
-    }
-    return s;
-}
-
-/// The CPU primitive for every kind: float, int and bool (stored as one byte) tensors.
-/// Copying shares the buffer. Strides and offset count elements; strides may be 0 (broadcast
-/// view) or negative (flip view).
-/// A quantized float tensor has dtype QInt8 (one int8 per element, dense row-major) and `qinfo`
-/// set; every other tensor has a null `qinfo`.
-struct CpuTensor {
-    std::shared_ptr<Buffer> buffer;
-    Shape shape;
-    Strides strides{};
-    std::int64_t offset = 0;
-    DType dtype = DType::F32;
-    std::shared_ptr<const QuantizationInfo> qinfo;
-
-    std::size_t num_elements() const { return shape.num_elements(); }
-    std::size_t rank() const { return shape.rank(); }
-    /// Row-major and dense (views with holes, broadcasts or flips are not).
-    bool is_contiguous() const {
-        std::int64_t acc = 1;
-        for (std::size_t i = shape.rank(); i-- > 0;) {
-            if (shape[i] != 1 && strides[i] != acc) return false;
-            acc *= static_cast<std::int64_t>(shape[i]);
-        }
-        return true;
-    }
-    /// This handle is the buffer's only owner: ops may write the result into it.
-    bool is_unique() const { return buffer && buffer.use_count() == 1; }
-    template <class E>
-    E* data() const {
-        return reinterpret_cast<E*>(buffer->data()) + offset;
-    }
-};
+/// The CPU primitive for every kind: float, int and bool (stored as one byte) tensors, a strided
+/// view (burn::backend::StridedTensor) into a pooled buffer; `t.data<E>()` is its first element.
+using CpuTensor = backend::StridedTensor<Buffer, CpuDevice>;
 
 }  // namespace cpu
 }  // namespace burn

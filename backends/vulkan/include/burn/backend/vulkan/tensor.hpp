@@ -10,9 +10,8 @@
 #include <ostream>
 #include <string>
 
+#include "burn/backend/layout.hpp"
 #include "burn/tensor/dtype.hpp"
-#include "burn/tensor/quantization_scheme.hpp"
-#include "burn/tensor/shape.hpp"
 
 namespace burn {
 
@@ -32,51 +31,16 @@ namespace vk {
 /// A pooled device buffer (defined by the runtime, backends/vulkan/src/runtime.hpp).
 class Buffer;
 
-using Strides = std::array<std::int64_t, Shape::max_rank>;
-
-/// Row-major strides of a contiguous tensor of `shape`.
-inline Strides contiguous_strides(const Shape& shape) {
-    Strides s{};
-    std::int64_t acc = 1;
-    for (std::size_t i = shape.rank(); i-- > 0;) {
-        s[i] = acc;
-        acc *= static_cast<std::int64_t>(shape[i]);
-    }
-    return s;
-}
-
 /// Bytes per element in device memory. Bool tensors are stored as 32-bit words (0 or 1) so that
 /// every device can address them without 8-bit storage; I64 needs shaderInt64; QInt8 values are
 /// packed four to a word.
 std::size_t device_element_size(DType dtype);
 
-/// The Vulkan primitive for every kind. Copying shares the buffer (views: reshape, permute,
-/// slice, expand and flip only change shape, strides and offset). Strides and offset count
-/// elements; strides may be 0 (broadcast) or negative (flip). Work on it is recorded on its
-/// device's command stream and runs asynchronously; into_data waits for it.
-struct VulkanTensor {
-    std::shared_ptr<Buffer> buffer;
-    Shape shape;
-    Strides strides{};
-    std::int64_t offset = 0;
-    DType dtype = DType::F32;
-    VulkanDevice device{};
-    std::shared_ptr<const QuantizationInfo> qinfo;
-
-    std::size_t num_elements() const { return shape.num_elements(); }
-    std::size_t rank() const { return shape.rank(); }
-    /// Row-major and dense (views with holes, broadcasts or flips are not).
-    bool is_contiguous() const {
-        std::int64_t acc = 1;
-        for (std::size_t i = shape.rank(); i-- > 0;) {
-            if (shape[i] != 1 && strides[i] != acc) return false;
-            acc *= static_cast<std::int64_t>(shape[i]);
-        }
-        return true;
-    }
-    /// This handle is the buffer's only owner: ops may write the result into it.
-    bool is_unique() const { return buffer && buffer.use_count() == 1; }
-};
+/// The Vulkan primitive for every kind: a strided view (burn::backend::StridedTensor) into a device
+/// buffer, with its device. Copying shares the buffer (views only change shape, strides and
+/// offset). Work on it is recorded on its device's command stream and runs asynchronously;
+/// into_data waits for it.
+using VulkanTensor = backend::StridedTensor<Buffer, VulkanDevice>;
 
 }  // namespace vk
 }  // namespace burn
