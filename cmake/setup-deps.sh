@@ -13,7 +13,7 @@ packages=(
     libeigen3-dev libtbb-dev libopenblas-dev
     nlohmann-json3-dev libmsgpack-cxx-dev zlib1g-dev
     libprotobuf-dev protobuf-compiler libonnx-dev
-    libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
+    libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev clang-format-14
     libvulkan-dev glslc libshaderc-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-tools
     libstb-dev libcurl4-openssl-dev
     dataset-fashion-mnist libonnx-testdata

@@ -10,7 +10,7 @@
 #include "burn/module/display.hpp"
 #include "burn/module/module.hpp"
 #include "burn/module/param.hpp"
-#include "burn/module/param_id.hpp"
+#include "burn/record/param_id.hpp"
 #include "burn/nn.hpp"
 #include "burn/optim.hpp"
 #include "burn/record/record.hpp"

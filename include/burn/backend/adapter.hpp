@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "burn/backend/kernels.hpp"
+#include "burn/tensor/backend.hpp"
 #include "burn/tensor/dtype.hpp"
 
 namespace burn::backend {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <utility>
 
-#include "burn/module/param_id.hpp"
+#include "burn/record/param_id.hpp"
 #include "burn/tensor/tensor.hpp"
 
 namespace burn::module {

@@ -17,7 +17,7 @@
 
 #include "burn/config/config.hpp"
 #include "burn/module/module.hpp"
-#include "burn/module/param_id.hpp"
+#include "burn/record/param_id.hpp"
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/tensor.hpp"

@@ -15,13 +15,12 @@
 #include <variant>
 #include <vector>
 
-#include "burn/module/param_id.hpp"
+#include "burn/record/param_id.hpp"
 #include "burn/tensor/data.hpp"
 #include "burn/tensor/error.hpp"
 
 namespace burn::record {
 
-using module::ParamId;
 
 /// A tensor leaf: its values (any dtype; recorders convert to their precision) and its id.
 struct TensorItem {

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// ParamId: the stable identity of a module parameter (kept in records and optimizer states).
+// ParamId: the stable identity of a module parameter, kept in records and optimizer states. It
+// belongs to the record layer (records store it; modules depend on records, not the reverse);
+// burn::module::ParamId names the same class.
 #pragma once
 
 #include <compare>
@@ -9,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace burn::module {
+namespace burn::record {
 
 /// Identifies a parameter across saves, loads, device moves and optimizer steps. A new id is
 /// random (64 bits); records store it, so a loaded module keeps the ids it was saved with.
@@ -30,11 +32,15 @@ private:
     std::uint64_t value_;
 };
 
+}  // namespace burn::record
+
+namespace burn::module {
+using record::ParamId;
 }  // namespace burn::module
 
 template <>
-struct std::hash<burn::module::ParamId> {
-    std::size_t operator()(const burn::module::ParamId& id) const noexcept {
+struct std::hash<burn::record::ParamId> {
+    std::size_t operator()(const burn::record::ParamId& id) const noexcept {
         return std::hash<std::uint64_t>{}(id.value());
     }
 };

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-#include "burn/module/param_id.hpp"
+#include "burn/record/param_id.hpp"
 
 #include <atomic>
 #include <charconv>
@@ -7,7 +7,7 @@
 
 #include "burn/tensor/error.hpp"
 
-namespace burn::module {
+namespace burn::record {
 namespace {
 
 std::uint64_t splitmix64(std::uint64_t x) {
@@ -46,4 +46,4 @@ ParamId ParamId::from_string(std::string_view s) {
     return ParamId(v);
 }
 
-}  // namespace burn::module
+}  // namespace burn::record
