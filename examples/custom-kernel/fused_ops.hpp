@@ -8,7 +8,7 @@
 //   FusedOps<B>                      the primary template: the reference composition of basic
 //                                    backend ops, so that every backend supports the operation;
 //   FusedOps<burn::Cpu<F, I>>        a hand-written CPU kernel (cpu_kernel.cpp);
-//   FusedOps<burn::Autodiff<B, C>>   forward with FusedOps<B>, plus a custom backward step
+//   FusedOps<burn::Autodiff<B, C>>   forward with FusedOps<B>, plus a custom backward function
 //                                    (fused_autodiff.hpp).
 //
 // FusedBackend<B> is the concept that names the extended interface; user code constrains on it

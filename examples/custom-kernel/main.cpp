@@ -5,7 +5,8 @@
 //   fused_ops.hpp       the FusedBackend concept, the FusedOps<B> traits with the reference
 //                       implementation, the Cpu specialisation, the user-facing functions
 //   cpu_kernel.cpp      the hand-written CPU kernel (tiled product, bias + ReLU epilogue)
-//   fused_autodiff.hpp  the Autodiff<B, C> specialisation with its own backward step
+//   fused_autodiff.hpp  the Autodiff<B, C> specialisation: its own backward function, recorded
+//                       with autodiff::custom_op
 //
 // main() checks the kernel against the reference composition (forward on Cpu<float>, then the
 // gradients of lhs, rhs and bias on Autodiff<Cpu<float>> with and without checkpointing) and

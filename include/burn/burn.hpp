@@ -4,6 +4,7 @@
 #pragma once
 
 #include "burn/autodiff/autodiff.hpp"
+#include "burn/autodiff/custom_op.hpp"
 #include "burn/config/config.hpp"
 #include "burn/data.hpp"
 #include "burn/lr_scheduler/lr_scheduler.hpp"

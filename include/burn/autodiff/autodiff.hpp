@@ -151,10 +151,7 @@ private:
         OpStep(const char* o, Ctx c, F fn) : op(o), ctx(std::move(c)), f(std::move(fn)) {}
         void backward(const std::vector<NodeRef>& parents, P grad,
                       autodiff::Gradients<B>& grads) override {
-            Grads r = f(ctx, std::move(grad));
-            for (std::size_t i = 0; i < parents.size() && i < r.size(); ++i)
-                if (parents[i] && r[i])
-                    grads.accumulate(parents[i]->id, std::move(*r[i]), ctx.shapes[i], op);
+            autodiff::accumulate_inputs(grads, parents, f(ctx, std::move(grad)), ctx.shapes, op);
         }
         const char* name() const override { return op; }
     };

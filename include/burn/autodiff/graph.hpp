@@ -199,4 +199,17 @@ private:
     std::unordered_map<NodeId, P> grads_;
 };
 
+/// Adds the input gradients a backward step computed: `input_grads[i]` to the gradient of
+/// `parents[i]`, checked against `shapes[i]` (burn::Error naming `op` otherwise). Inputs that are
+/// not tracked (null parent) and gradients not given (nullopt) are skipped.
+template <class B>
+void accumulate_inputs(Gradients<B>& grads, const std::vector<NodeRef<B>>& parents,
+                       std::vector<std::optional<typename B::FloatTensor>> input_grads,
+                       const std::vector<Shape>& shapes, const char* op) {
+    const std::size_t n = std::min(parents.size(), input_grads.size());
+    for (std::size_t i = 0; i < n; ++i)
+        if (parents[i] && input_grads[i])
+            grads.accumulate(parents[i]->id, std::move(*input_grads[i]), shapes[i], op);
+}
+
 }  // namespace burn::autodiff

@@ -19,9 +19,10 @@
 // The forward passes concatenate the gates' weights (one [d_input, G*H] and one [H, G*H]
 // matrix), project the inputs of every time step with one matrix product before the time loop
 // and run one hidden product per step for all gates. On Autodiff<B>, each layer's sequence is
-// one graph node (rnn_detail::LstmOps / GruOps) whose backward step runs the time loop backwards
-// on the inner backend and computes the weight gradients with one product each over the whole
-// sequence; other backends run the same forward code (rnn_detail::lstm_forward / gru_forward).
+// one custom op (autodiff::custom_op, <burn/autodiff/custom_op.hpp>; rnn_detail::LstmOps /
+// GruOps) whose backward function runs the time loop backwards on the inner backend and
+// computes the weight gradients with one product each over the whole sequence; other backends
+// run the same forward code (rnn_detail::lstm_forward / gru_forward).
 #pragma once
 
 #include <algorithm>
@@ -29,12 +30,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
-#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "burn/autodiff/autodiff.hpp"
+#include "burn/autodiff/custom_op.hpp"
 #include "burn/config/config.hpp"
 #include "burn/module/display.hpp"
 #include "burn/module/module.hpp"
@@ -198,46 +199,157 @@ LstmRun<B> lstm_forward(const Tensor<B, 3>& x, const Tensor<B, 2>& wx,
     return {std::move(output), std::move(*cs), std::move(*hs)};
 }
 
-/// The backward step of the fused LSTM: the time loop run backwards (one [batch, 4H] x [4H, H]
-/// product per step), then one product each for the gradients of x, wx and wh.
+// ------------------------------------------------------------------ fused backward on Autodiff
+// On Autodiff<IB, C>, a layer's whole sequence is one custom op (<burn/autodiff/custom_op.hpp>):
+// the forward pass runs lstm_forward / gru_forward on the inner backend, keeping what the
+// backward function reads, and the backward function runs the time loop backwards on IB.
+
+/// An input that a fused backward function reads, kept as the checkpointing strategy says
+/// (autodiff::save: recomputed during backward when it is a memory-bound op's output under
+/// BalancedCheckpointing); empty when absent or not needed.
+template <Backend IB, std::size_t D>
+class Kept {
+public:
+    Kept() = default;
+    explicit Kept(autodiff::Saved<typename IB::FloatTensor> s) : saved_(std::move(s)) {}
+
+    Tensor<IB, D> get() const { return Tensor<IB, D>::from_primitive(saved_->get()); }
+    std::optional<Tensor<IB, D>> get_if() const {
+        if (!saved_) return std::nullopt;
+        return get();
+    }
+
+private:
+    std::optional<autodiff::Saved<typename IB::FloatTensor>> saved_;
+};
+
+/// Conversions between the tensors of Autodiff<IB, C> and those of its inner backend.
+template <class IB, class C>
+struct AutodiffRnn {
+    using AD = Autodiff<IB, C>;
+
+    template <std::size_t D>
+    static Tensor<IB, D> inner(const Tensor<AD, D>& t) {
+        return t.inner();
+    }
+    template <std::size_t D>
+    static std::optional<Tensor<IB, D>> inner(const std::optional<Tensor<AD, D>>& t) {
+        if (!t) return std::nullopt;
+        return t->inner();
+    }
+    template <std::size_t D>
+    static Tensor<AD, D> untracked(Tensor<IB, D> t) {
+        return Tensor<AD, D>::from_inner(std::move(t));
+    }
+    /// `t` kept for the backward function when `wanted`.
+    template <std::size_t D>
+    static Kept<IB, D> keep(const Tensor<AD, D>& t, bool wanted = true) {
+        if (!wanted) return {};
+        return Kept<IB, D>(autodiff::save<C>(t.primitive()));
+    }
+    template <std::size_t D>
+    static Kept<IB, D> keep(const std::optional<Tensor<AD, D>>& t, bool wanted = true) {
+        if (!t) return {};
+        return keep(*t, wanted);
+    }
+};
+
+/// Per-step tensors [batch, 1, n], listed from the last time step to the first when `reversed`
+/// (else from the first), as one [batch * seq, n] matrix with rows in time order, batch-major
+/// (the layout of the input projection).
+template <Backend B>
+Tensor<B, 2> time_ordered(std::vector<Tensor<B, 3>> steps, bool reversed) {
+    if (reversed) std::reverse(steps.begin(), steps.end());
+    const auto d = steps[0].dims();
+    const auto rows = static_cast<std::int64_t>(d[0] * steps.size());
+    return (steps.size() == 1 ? steps[0] : Tensor<B, 3>::cat(std::move(steps), 1))
+        .template reshape<2>(std::array<std::int64_t, 2>{rows, std::int64_t(d[2])});
+}
+
+/// The hidden state each step started from, in time order, [batch * seq, H]: the initial state
+/// (zeros when absent) for the first step processed, then the outputs.
+template <Backend B>
+Tensor<B, 2> previous_hidden(const Tensor<B, 3>& output, const std::optional<Tensor<B, 2>>& h0,
+                             bool reverse) {
+    const auto [batch, seq, h] = output.dims();
+    auto first = h0 ? h0->template unsqueeze_dim<3>(1)
+                    : Tensor<B, 3>::zeros(Shape{batch, 1, h}, output.device());
+    Tensor<B, 3> prev = first;
+    if (seq > 1) {
+        prev = reverse ? Tensor<B, 3>::cat({output.narrow(1, 1, seq - 1), first}, 1)
+                       : Tensor<B, 3>::cat({first, output.narrow(1, 0, seq - 1)}, 1);
+    }
+    return prev.template reshape<2>(
+        std::array<std::int64_t, 2>{std::int64_t(batch * seq), std::int64_t(h)});
+}
+
+/// The rows of `t` summed, [n].
+template <Backend B>
+Tensor<B, 1> sum_rows(const Tensor<B, 2>& t) {
+    return t.sum_dim(0).template reshape<1>(std::array<std::int64_t, 1>{std::int64_t(t.dims()[1])});
+}
+
+/// What the fused backward functions share: the inputs 0, 1 and 2 of both ops are x, wx and the
+/// input projection's bias, and both recur through wh.
 template <Backend IB>
-struct LstmBackward final : autodiff::Step<IB> {
+struct RnnBackward {
     using P = typename IB::FloatTensor;
-    LstmBackward(Tensor<IB, 3> x_, Tensor<IB, 2> wx_, Tensor<IB, 2> wh_,
-                 std::optional<Tensor<IB, 2>> h0_, std::optional<Tensor<IB, 2>> c0_, bool reverse_,
-                 bool has_bias_)
-        : x(std::move(x_)), wx(std::move(wx_)), wh(std::move(wh_)), h0(std::move(h0_)),
-          c0(std::move(c0_)), output(x), reverse(reverse_), has_bias(has_bias_) {}
+    using Grads = std::vector<std::optional<P>>;
 
-    Tensor<IB, 3> x;
-    Tensor<IB, 2> wx, wh;
-    std::optional<Tensor<IB, 2>> h0, c0;
-    Tensor<IB, 3> output;
-    LstmSaved<IB> saved;
+    Kept<IB, 3> x;   ///< for the gradient of wx
+    Kept<IB, 2> wx;  ///< for the gradient of x
+    Kept<IB, 2> wh;
+    Kept<IB, 2> h0;
     bool reverse = false;
-    bool has_bias = false;
 
-    const char* name() const override { return "lstm"; }
+    /// wh transposed, dense: OpenBLAS runs [batch, G*H] x [G*H, H] about 1.6x faster with a
+    /// row-major right operand than with a transposed view (measured on the development machine).
+    Tensor<IB, 2> wh_transposed() const { return wh.get().transpose() + 0.0; }
 
-    void backward(const std::vector<autodiff::NodeRef<IB>>& parents, P grad,
-                  autodiff::Gradients<IB>& grads) override {
+    /// The gradients of x, wx and the bias (d[0], d[1], d[2], as `need` says) from that of the
+    /// input projection x wx + b, dproj [batch * seq, G*H].
+    void projection_grads(const Tensor<IB, 2>& dproj, const autodiff::Tracked& need,
+                          Grads& d) const {
+        if (need[0]) {
+            d[0] = dproj.matmul(wx.get().transpose()).template reshape<3>(need.shape(0))
+                       .into_primitive();
+        }
+        if (need[1]) {
+            const auto xs = x.get();
+            const auto [batch, seq, d_in] = xs.dims();
+            const auto x2 = xs.template reshape<2>(
+                std::array<std::int64_t, 2>{std::int64_t(batch * seq), std::int64_t(d_in)});
+            d[1] = x2.transpose().matmul(dproj).into_primitive();
+        }
+        if (need[2]) d[2] = sum_rows(dproj).into_primitive();
+    }
+};
+
+/// The backward function of the fused LSTM (the custom op "lstm": inputs x, wx, bias, wh, h0,
+/// c0; outputs the hidden states and the final cell state): the time loop run backwards (one
+/// [batch, 4H] x [4H, H] product per step), then one product each for the gradients of x, wx
+/// and wh.
+template <Backend IB>
+struct LstmBackward : RnnBackward<IB> {
+    using P = typename IB::FloatTensor;
+    Kept<IB, 2> c0;
+    std::optional<Tensor<IB, 3>> output;  ///< for the gradient of wh
+    LstmSaved<IB> saved;
+
+    std::vector<std::optional<P>> operator()(std::vector<P> out_grads,
+                                             const autodiff::Tracked& need) const {
         using T2 = Tensor<IB, 2>;
-        const auto [batch, seq, d_in] = x.dims();
-        const std::size_t h4 = wh.dims()[1], h = h4 / 4;
-        const auto ib = static_cast<std::int64_t>(batch), ih = static_cast<std::int64_t>(h);
-        const std::array<std::int64_t, 2> bh{ib, ih};
-        // grad: [batch, seq + 1, H], the hidden states then the final cell state.
-        const auto g = Tensor<IB, 3>::from_primitive(std::move(grad));
-        const auto d_out = g.narrow(1, 0, seq);
-        T2 dc = g.narrow(1, seq, 1).template reshape<2>(bh);
+        const auto d_out = Tensor<IB, 3>::from_primitive(std::move(out_grads[0]));
+        const auto [batch, seq, h] = d_out.dims();
+        const std::array<std::int64_t, 2> bh{std::int64_t(batch), std::int64_t(h)};
+        T2 dc = T2::from_primitive(std::move(out_grads[1]));
+        const auto c0v = c0.get_if();
         std::optional<T2> dh_next;
-        // Dense: OpenBLAS runs [batch, 4H] x [4H, H] about 1.6x faster with a row-major right
-        // operand than with a transposed view of wh (measured on the development machine).
-        const auto wh_t = wh.transpose() + 0.0;
-        std::vector<Tensor<IB, 3>> dgates;  // processing order, reversed below
+        const auto wh_t = this->wh_transposed();
+        std::vector<Tensor<IB, 3>> dgates;  // backward processing order
         dgates.reserve(seq);
         for (std::size_t s = seq; s-- > 0;) {
-            const std::size_t t = reverse ? seq - 1 - s : s;
+            const std::size_t t = this->reverse ? seq - 1 - s : s;
             T2 dh = d_out.narrow(1, t, 1).template reshape<2>(bh);
             if (dh_next) dh = std::move(*dh_next) + dh;
             const T2& sig = saved.sig[s];
@@ -249,9 +361,7 @@ struct LstmBackward final : autodiff::Step<IB> {
             auto dho = std::move(dh) * o;
             dc = dc + dho - dho * tc * tc;
             auto di = dc * gt;
-            std::optional<T2> c_prev;
-            if (s > 0) c_prev = saved.c[s - 1];
-            else c_prev = c0;
+            const std::optional<T2> c_prev = s > 0 ? std::optional<T2>(saved.c[s - 1]) : c0v;
             auto df = c_prev ? dc * *c_prev : T2::zeros(dc.shape(), dc.device());
             auto dg = dc * sig.narrow(1, 0, h);
             dc = dc * sig.narrow(1, h, h);
@@ -261,49 +371,20 @@ struct LstmBackward final : autodiff::Step<IB> {
             auto dgp = dg - dg * gt * gt;
             auto dgt = T2::cat({std::move(dsig), std::move(dgp)}, 1);
             // The first step's hidden gradient only feeds h0.
-            if (s > 0 || (parents.size() > 4 && parents[4])) dh_next = dgt.matmul(wh_t);
+            if (s > 0 || need[4]) dh_next = dgt.matmul(wh_t);
             dgates.push_back(dgt.template unsqueeze_dim<3>(1));
         }
-        if (!reverse) std::reverse(dgates.begin(), dgates.end());  // time order
-        const auto ibs = static_cast<std::int64_t>(batch * seq);
-        const auto dg2 = (seq == 1 ? dgates[0] : Tensor<IB, 3>::cat(std::move(dgates), 1))
-                             .template reshape<2>(std::array<std::int64_t, 2>{ibs, std::int64_t(h4)});
-        // parents: x, wx, bias, wh, h0, c0
-        if (parents[0])
-            grads.accumulate(parents[0]->id,
-                             dg2.matmul(wx.transpose()).template reshape<3>(x.shape()).into_primitive(),
-                             x.shape(), name());
-        if (parents[1]) {
-            const auto x2 =
-                x.template reshape<2>(std::array<std::int64_t, 2>{ibs, std::int64_t(d_in)});
-            grads.accumulate(parents[1]->id, x2.transpose().matmul(dg2).into_primitive(),
-                             wx.shape(), name());
+        const auto dg2 = time_ordered(std::move(dgates), !this->reverse);
+        std::vector<std::optional<P>> d(6);  // x, wx, bias, wh, h0, c0
+        this->projection_grads(dg2, need, d);
+        if (need[3]) {
+            const auto prev = previous_hidden(*output, this->h0.get_if(), this->reverse);
+            d[3] = prev.transpose().matmul(dg2).into_primitive();
         }
-        if (has_bias && parents[2])
-            grads.accumulate(parents[2]->id,
-                             dg2.sum_dim(0).template reshape<1>(std::array<std::int64_t, 1>{
-                                 std::int64_t(h4)}).into_primitive(),
-                             Shape{h4}, name());
-        if (parents[3]) {
-            // The hidden state each step started from: h0 (zeros), then the outputs.
-            auto first = h0 ? h0->template unsqueeze_dim<3>(1)
-                            : Tensor<IB, 3>::zeros(Shape{batch, 1, h}, x.device());
-            Tensor<IB, 3> prev = first;
-            if (seq > 1) {
-                prev = reverse ? Tensor<IB, 3>::cat({output.narrow(1, 1, seq - 1), first}, 1)
-                               : Tensor<IB, 3>::cat({first, output.narrow(1, 0, seq - 1)}, 1);
-            }
-            const auto p2 = prev.template reshape<2>(std::array<std::int64_t, 2>{ibs, ih});
-            grads.accumulate(parents[3]->id, p2.transpose().matmul(dg2).into_primitive(),
-                             wh.shape(), name());
-        }
-        if (parents.size() > 4 && parents[4])
-            grads.accumulate(parents[4]->id,
-                             (dh_next ? *dh_next : T2::zeros(Shape{batch, h}, x.device()))
-                                 .into_primitive(),
-                             Shape{batch, h}, name());
-        if (parents.size() > 5 && parents[5])
-            grads.accumulate(parents[5]->id, dc.into_primitive(), Shape{batch, h}, name());
+        if (need[4])
+            d[4] = (dh_next ? *dh_next : T2::zeros(Shape{batch, h}, dc.device())).into_primitive();
+        if (need[5]) d[5] = std::move(dc).into_primitive();
+        return d;
     }
 };
 
@@ -321,63 +402,44 @@ struct LstmOps {
 template <class IB, class C>
 struct LstmOps<Autodiff<IB, C>> {
     using AD = Autodiff<IB, C>;
-    using T = typename AD::FloatTensor;
-
-    template <std::size_t D>
-    static Tensor<IB, D> in(const Tensor<AD, D>& t) {
-        return Tensor<IB, D>::from_primitive(t.primitive().primitive);
-    }
-    template <std::size_t D>
-    static std::optional<Tensor<IB, D>> in(const std::optional<Tensor<AD, D>>& t) {
-        if (!t) return std::nullopt;
-        return in(*t);
-    }
-    template <std::size_t D>
-    static autodiff::NodeRef<IB> node(const Tensor<AD, D>& t) {
-        return t.primitive().node;
-    }
-    template <std::size_t D>
-    static autodiff::NodeRef<IB> node(const std::optional<Tensor<AD, D>>& t) {
-        return t ? t->primitive().node : nullptr;
-    }
-    template <std::size_t D>
-    static Tensor<AD, D> untracked(Tensor<IB, D> t) {
-        return Tensor<AD, D>::from_primitive(T{std::move(t).into_primitive(), nullptr});
-    }
+    using R = AutodiffRnn<IB, C>;
 
     static LstmRun<AD> run(const Tensor<AD, 3>& x, const Tensor<AD, 2>& wx,
                            const std::optional<Tensor<AD, 1>>& bias, const Tensor<AD, 2>& wh,
                            const std::optional<Tensor<AD, 2>>& h0,
                            const std::optional<Tensor<AD, 2>>& c0, bool reverse) {
-        std::vector<autodiff::NodeRef<IB>> parents{node(x),  node(wx), node(bias),
-                                                   node(wh), node(h0), node(c0)};
-        const bool tracked = std::any_of(parents.begin(), parents.end(),
-                                         [](const auto& n) { return n != nullptr; });
-        if (!tracked) {
-            auto r = lstm_forward<IB>(in(x), in(wx), in(bias), in(wh), in(h0), in(c0), reverse,
-                                      nullptr);
-            return {untracked(std::move(r.output)), untracked(std::move(r.cell)),
-                    untracked(std::move(r.hidden))};
+        autodiff::OpInputs<IB> in{x, wx, bias, wh, h0, c0};
+        const autodiff::Tracked need = in.tracked();
+        LstmSaved<IB> saved;
+        auto r = lstm_forward<IB>(R::inner(x), R::inner(wx), R::inner(bias), R::inner(wh),
+                                  R::inner(h0), R::inner(c0), reverse,
+                                  need.any() ? &saved : nullptr);
+        if (!need.any()) {
+            return {R::untracked(std::move(r.output)), R::untracked(std::move(r.cell)),
+                    R::untracked(std::move(r.hidden))};
         }
-        auto step = std::make_unique<LstmBackward<IB>>(in(x), in(wx), in(wh), in(h0), in(c0),
-                                                       reverse, bias.has_value());
-        auto r = lstm_forward<IB>(step->x, step->wx, in(bias), step->wh, step->h0, step->c0,
-                                  reverse, &step->saved);
-        const auto [batch, seq, d_in] = x.dims();
-        const std::size_t h = r.cell.dims()[1];
-        // One node for the whole sequence; its output packs the hidden states and the final
-        // cell state: [batch, seq + 1, H].
-        auto packed = Tensor<IB, 3>::cat({r.output, r.cell.template unsqueeze_dim<3>(1)}, 1);
-        step->output = std::move(r.output);
-        auto n = std::make_shared<autodiff::Node<IB>>();
-        n->parents = std::move(parents);
-        n->step = std::move(step);
-        const auto out = Tensor<AD, 3>::from_primitive(T{std::move(packed).into_primitive(), n});
+        // Each input is kept only for the gradients that read it (wh and c0: all of them).
+        LstmBackward<IB> backward;
+        backward.x = R::keep(x, need[1]);
+        backward.wx = R::keep(wx, need[0]);
+        backward.wh = R::keep(wh);
+        backward.h0 = R::keep(h0, need[3]);
+        backward.c0 = R::keep(c0);
+        backward.reverse = reverse;
+        backward.saved = std::move(saved);
+        if (need[3]) backward.output = r.output;
+        // One node for the whole sequence, with two outputs: the hidden states and the final
+        // cell state. The final hidden state is the output of the last step processed.
+        auto out = autodiff::custom_op(
+            "lstm", std::move(in),
+            std::vector{std::move(r.output).into_primitive(), std::move(r.cell).into_primitive()},
+            std::move(backward));
+        const std::size_t batch = x.dims()[0], seq = x.dims()[1], h = wh.dims()[0];
         const std::array<std::int64_t, 2> bh{std::int64_t(batch), std::int64_t(h)};
-        auto output = out.narrow(1, 0, seq);
-        auto cell = out.narrow(1, seq, 1).template reshape<2>(bh);
+        auto output = Tensor<AD, 3>::from_primitive(std::move(out[0]));
         auto hidden = output.narrow(1, reverse ? 0 : seq - 1, 1).template reshape<2>(bh);
-        return {std::move(output), std::move(cell), std::move(hidden)};
+        return {std::move(output), Tensor<AD, 2>::from_primitive(std::move(out[1])),
+                std::move(hidden)};
     }
 };
 
@@ -467,57 +529,44 @@ Tensor<B, 3> gru_forward(const Tensor<B, 3>& x, const Tensor<B, 2>& wx,
     return seq == 1 ? outs[0] : Tensor<B, 3>::cat(std::move(outs), 1);
 }
 
-/// The backward step of the fused GRU: the time loop backwards with one hidden product per step
-/// (two without reset_after), then one product each for the gradients of x, wx and wh.
+/// The backward function of the fused GRU (the custom op "gru": inputs x, wx, bx, wh, bh, h0;
+/// output the hidden states): the time loop backwards with one hidden product per step (two
+/// without reset_after), then one product each for the gradients of x, wx and wh.
 template <Backend IB>
-struct GruBackward final : autodiff::Step<IB> {
+struct GruBackward : RnnBackward<IB> {
     using P = typename IB::FloatTensor;
-    GruBackward(Tensor<IB, 3> x_, Tensor<IB, 2> wx_, Tensor<IB, 2> wh_,
-                std::optional<Tensor<IB, 2>> h0_, bool reset_after_, bool reverse_, bool bx_,
-                bool bh_)
-        : x(std::move(x_)), wx(std::move(wx_)), wh(std::move(wh_)), h0(std::move(h0_)),
-          output(x), reset_after(reset_after_), reverse(reverse_), has_bx(bx_), has_bh(bh_) {}
-
-    Tensor<IB, 3> x;
-    Tensor<IB, 2> wx, wh;
-    std::optional<Tensor<IB, 2>> h0;
-    Tensor<IB, 3> output;
+    Tensor<IB, 3> output;  ///< every step's hidden state: the state the next step started from
     GruSaved<IB> saved;
-    bool reset_after, reverse, has_bx, has_bh;
+    bool reset_after = true;
 
-    const char* name() const override { return "gru"; }
+    explicit GruBackward(Tensor<IB, 3> out) : output(std::move(out)) {}
 
-    void backward(const std::vector<autodiff::NodeRef<IB>>& parents, P grad,
-                  autodiff::Gradients<IB>& grads) override {
+    std::vector<std::optional<P>> operator()(P grad, const autodiff::Tracked& need) const {
         using T2 = Tensor<IB, 2>;
         using T3 = Tensor<IB, 3>;
-        // Named copies, not structured bindings: lambdas below capture them (clang 14 cannot
+        const bool reverse = this->reverse;
+        // Named copies, not structured bindings: a lambda below captures them (clang 14 cannot
         // capture a structured binding).
-        const auto x_dims = x.dims();
-        const std::size_t batch = x_dims[0], seq = x_dims[1], d_in = x_dims[2];
-        const std::size_t h = wh.dims()[0];
-        const auto ib = static_cast<std::int64_t>(batch), ih = static_cast<std::int64_t>(h);
-        const auto ibs = static_cast<std::int64_t>(batch * seq);
-        const std::array<std::int64_t, 2> bh{ib, ih};
         const auto d_out = T3::from_primitive(std::move(grad));
-        // Dense transposed weights (see LstmBackward).
-        const auto wh_t = wh.transpose() + 0.0;  // [3H, H]
+        const auto out_dims = d_out.dims();
+        const std::size_t batch = out_dims[0], seq = out_dims[1], h = out_dims[2];
+        const auto ih = static_cast<std::int64_t>(h);
+        const std::array<std::int64_t, 2> bh{std::int64_t(batch), ih};
+        const auto h0 = this->h0.get_if();
+        const auto wh_t = this->wh_transposed();  // [3H, H]
         const auto wrz_t = wh_t.narrow(0, 0, 2 * h), wn_t = wh_t.narrow(0, 2 * h, h);
         std::optional<T2> dh_next;
         std::vector<T3> dxw, dhw, dhn;  // backward processing order
         dxw.reserve(seq);
         dhw.reserve(seq);
         dhn.reserve(seq);
-        const auto step_out = [&](std::size_t t) {
-            return output.narrow(1, t, 1).template reshape<2>(bh);
-        };
         const auto order = [&](std::size_t s) { return reverse ? seq - 1 - s : s; };
         for (std::size_t s = seq; s-- > 0;) {
             const std::size_t t = order(s);
             T2 dh = d_out.narrow(1, t, 1).template reshape<2>(bh);
             if (dh_next) dh = std::move(*dh_next) + dh;
             std::optional<T2> h_prev;
-            if (s > 0) h_prev = step_out(order(s - 1));
+            if (s > 0) h_prev = output.narrow(1, order(s - 1), 1).template reshape<2>(bh);
             else h_prev = h0;
             const T2& rz = saved.rz[s];
             const T2& n = saved.n[s];
@@ -533,7 +582,8 @@ struct GruBackward final : autodiff::Step<IB> {
                 auto da = T2::from_primitive(IB::sigmoid_backward(
                     rz.primitive(), T2::cat({std::move(dr), std::move(dz)}, 1).into_primitive()));
                 auto dhw_t = T2::cat({da, std::move(dhn_t)}, 1);
-                dxw.push_back(T2::cat({std::move(da), std::move(dpre)}, 1).template unsqueeze_dim<3>(1));
+                dxw.push_back(
+                    T2::cat({std::move(da), std::move(dpre)}, 1).template unsqueeze_dim<3>(1));
                 dnext = dhw_t.matmul(wh_t) + dnext;
                 dhw.push_back(dhw_t.template unsqueeze_dim<3>(1));
             } else {
@@ -545,76 +595,39 @@ struct GruBackward final : autodiff::Step<IB> {
                 dnext = da.matmul(wrz_t) + dnext;
                 dhn.push_back(dpre.template unsqueeze_dim<3>(1));
                 dhw.push_back(da.template unsqueeze_dim<3>(1));
-                dxw.push_back(T2::cat({std::move(da), std::move(dpre)}, 1).template unsqueeze_dim<3>(1));
+                dxw.push_back(
+                    T2::cat({std::move(da), std::move(dpre)}, 1).template unsqueeze_dim<3>(1));
             }
             dh_next = std::move(dnext);
         }
-        // Lists in backward processing order to time order (see LstmBackward).
-        const auto stack = [&](std::vector<T3>& v, std::int64_t cols) {
-            if (!reverse) std::reverse(v.begin(), v.end());
-            return (v.size() == 1 ? v[0] : T3::cat(std::move(v), 1))
-                .template reshape<2>(std::array<std::int64_t, 2>{ibs, cols});
-        };
-        const auto sum_rows = [](const T2& t) {
-            return t.sum_dim(0).template reshape<1>(
-                std::array<std::int64_t, 1>{std::int64_t(t.dims()[1])});
-        };
-        const auto dx2 = stack(dxw, 3 * ih);
-        // parents: x, wx, bx, wh, bh, h0
-        if (parents[0])
-            grads.accumulate(parents[0]->id,
-                             dx2.matmul(wx.transpose()).template reshape<3>(x.shape()).into_primitive(),
-                             x.shape(), name());
-        if (parents[1]) {
-            const auto x2 =
-                x.template reshape<2>(std::array<std::int64_t, 2>{ibs, std::int64_t(d_in)});
-            grads.accumulate(parents[1]->id, x2.transpose().matmul(dx2).into_primitive(),
-                             wx.shape(), name());
-        }
-        if (has_bx && parents[2])
-            grads.accumulate(parents[2]->id, sum_rows(dx2).into_primitive(), Shape{3 * h}, name());
-        if (parents[3] || (has_bh && parents[4])) {
-            // The hidden state each step started from: h0 (zeros), then the outputs.
-            auto first = h0 ? h0->template unsqueeze_dim<3>(1)
-                            : T3::zeros(Shape{batch, 1, h}, x.device());
-            T3 prev3 = first;
-            if (seq > 1)
-                prev3 = reverse ? T3::cat({output.narrow(1, 1, seq - 1), first}, 1)
-                                : T3::cat({first, output.narrow(1, 0, seq - 1)}, 1);
-            const auto prev = prev3.template reshape<2>(std::array<std::int64_t, 2>{ibs, ih});
+        std::vector<std::optional<P>> d(6);  // x, wx, bx, wh, bh, h0
+        this->projection_grads(time_ordered(std::move(dxw), !reverse), need, d);
+        if (need[3] || need[4]) {
+            const auto prev = previous_hidden(output, h0, reverse);
             if (reset_after) {
-                const auto dhw2 = stack(dhw, 3 * ih);
-                if (parents[3])
-                    grads.accumulate(parents[3]->id, prev.transpose().matmul(dhw2).into_primitive(),
-                                     wh.shape(), name());
-                if (has_bh && parents[4])
-                    grads.accumulate(parents[4]->id, sum_rows(dhw2).into_primitive(), Shape{3 * h},
-                                     name());
+                const auto dhw2 = time_ordered(std::move(dhw), !reverse);
+                if (need[3]) d[3] = prev.transpose().matmul(dhw2).into_primitive();
+                if (need[4]) d[4] = sum_rows(dhw2).into_primitive();
             } else {
-                const auto da2 = stack(dhw, 2 * ih);
-                const auto dn2 = stack(dhn, ih);
-                if (parents[3]) {
-                    std::vector<T3> rh(saved.rh.size(), T3::zeros(Shape{1, 1, 1}, x.device()));
-                    for (std::size_t s = 0; s < seq; ++s)  // processing order to time order
-                        rh[order(s)] = saved.rh[s].template unsqueeze_dim<3>(1);
-                    const auto rh2 = (seq == 1 ? rh[0] : T3::cat(std::move(rh), 1))
-                                         .template reshape<2>(std::array<std::int64_t, 2>{ibs, ih});
-                    grads.accumulate(parents[3]->id,
-                                     T2::cat({prev.transpose().matmul(da2),
-                                              rh2.transpose().matmul(dn2)}, 1).into_primitive(),
-                                     wh.shape(), name());
+                const auto da2 = time_ordered(std::move(dhw), !reverse);
+                const auto dn2 = time_ordered(std::move(dhn), !reverse);
+                if (need[3]) {
+                    std::vector<T3> rh;  // forward processing order
+                    rh.reserve(seq);
+                    for (const T2& v : saved.rh) rh.push_back(v.template unsqueeze_dim<3>(1));
+                    const auto rh2 = time_ordered(std::move(rh), reverse);
+                    d[3] = T2::cat({prev.transpose().matmul(da2), rh2.transpose().matmul(dn2)}, 1)
+                               .into_primitive();
                 }
-                if (has_bh && parents[4])
-                    grads.accumulate(parents[4]->id,
-                                     T2::cat({sum_rows(da2).template unsqueeze<2>(),
-                                              sum_rows(dn2).template unsqueeze<2>()}, 1)
-                                         .template reshape<1>(std::array<std::int64_t, 1>{3 * ih})
-                                         .into_primitive(),
-                                     Shape{3 * h}, name());
+                if (need[4])
+                    d[4] = T2::cat({sum_rows(da2).template unsqueeze<2>(),
+                                    sum_rows(dn2).template unsqueeze<2>()}, 1)
+                               .template reshape<1>(std::array<std::int64_t, 1>{3 * ih})
+                               .into_primitive();
             }
         }
-        if (parents[5])
-            grads.accumulate(parents[5]->id, dh_next->into_primitive(), Shape{batch, h}, name());
+        if (need[5]) d[5] = dh_next->into_primitive();
+        return d;
     }
 };
 
@@ -633,32 +646,31 @@ struct GruOps {
 template <class IB, class C>
 struct GruOps<Autodiff<IB, C>> {
     using AD = Autodiff<IB, C>;
-    using L = LstmOps<AD>;  // the conversion helpers
+    using R = AutodiffRnn<IB, C>;
 
     static Tensor<AD, 3> run(const Tensor<AD, 3>& x, const Tensor<AD, 2>& wx,
                              const std::optional<Tensor<AD, 1>>& bx, const Tensor<AD, 2>& wh,
                              const std::optional<Tensor<AD, 1>>& bh,
                              const std::optional<Tensor<AD, 2>>& h0, bool reset_after,
                              bool reverse = false) {
-        std::vector<autodiff::NodeRef<IB>> parents{L::node(x),  L::node(wx), L::node(bx),
-                                                   L::node(wh), L::node(bh), L::node(h0)};
-        const bool tracked = std::any_of(parents.begin(), parents.end(),
-                                         [](const auto& n) { return n != nullptr; });
-        if (!tracked)
-            return L::untracked(gru_forward<IB>(L::in(x), L::in(wx), L::in(bx), L::in(wh),
-                                                L::in(bh), L::in(h0), reset_after, reverse,
-                                                nullptr));
-        auto step = std::make_unique<GruBackward<IB>>(L::in(x), L::in(wx), L::in(wh), L::in(h0),
-                                                      reset_after, reverse, bx.has_value(),
-                                                      bh.has_value());
-        auto out = gru_forward<IB>(step->x, step->wx, L::in(bx), step->wh, L::in(bh), step->h0,
-                                   reset_after, reverse, &step->saved);
-        step->output = out;
-        auto n = std::make_shared<autodiff::Node<IB>>();
-        n->parents = std::move(parents);
-        n->step = std::move(step);
-        return Tensor<AD, 3>::from_primitive(
-            typename AD::FloatTensor{std::move(out).into_primitive(), std::move(n)});
+        autodiff::OpInputs<IB> in{x, wx, bx, wh, bh, h0};
+        const autodiff::Tracked need = in.tracked();
+        GruSaved<IB> saved;
+        auto out = gru_forward<IB>(R::inner(x), R::inner(wx), R::inner(bx), R::inner(wh),
+                                   R::inner(bh), R::inner(h0), reset_after, reverse,
+                                   need.any() ? &saved : nullptr);
+        if (!need.any()) return R::untracked(std::move(out));
+        // Each input is kept only for the gradients that read it (wh and h0: all of them).
+        GruBackward<IB> backward(out);
+        backward.x = R::keep(x, need[1]);
+        backward.wx = R::keep(wx, need[0]);
+        backward.wh = R::keep(wh);
+        backward.h0 = R::keep(h0);
+        backward.reverse = reverse;
+        backward.saved = std::move(saved);
+        backward.reset_after = reset_after;
+        return Tensor<AD, 3>::from_primitive(autodiff::custom_op(
+            "gru", std::move(in), std::move(out).into_primitive(), std::move(backward)));
     }
 };
 
