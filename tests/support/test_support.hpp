@@ -10,6 +10,7 @@
 #include <burn/backend/vulkan.hpp>
 #endif
 #include <burn/burn.hpp>
+#include <burn/config/json.hpp>  // nlohmann_json interop of configs (opt-in)
 #include <nlohmann/json.hpp>
 #include <array>
 #include <string>
