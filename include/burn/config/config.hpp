@@ -25,8 +25,9 @@
 //
 // This header holds no JSON code: BURN_CONFIG describes the fields as data (a
 // config::detail::TypeInfo per field type: a kind, sizes and a few small function pointers), and
-// src/config.cpp, compiled once, turns such descriptions into JSON and back. The nlohmann_json
-// interop (`nlohmann::json j = config`) is in <burn/config/json.hpp>.
+// src/config.cpp, compiled once, turns such descriptions into JSON and back. Conversions to and
+// from JSON values of the JSON library (`json j = config`, `j.get<MyConfig>()`) are in the
+// opt-in <burn/config/json.hpp>.
 #pragma once
 
 #include <array>
