@@ -423,6 +423,11 @@ void decode_named_enum(const Json& j, const EnumInfo& t, void* out, const std::s
     type_error(path, expected, j);
 }
 
+/// "<path>[i]", the path of an element.
+std::string element_path(const std::string& path, std::size_t i) {
+    return path + "[" + std::to_string(i) + "]";
+}
+
 /// Throws "<path>: missing required field" for the first Required field left unset in `p`.
 void check_complete(const TypeInfo& type, void* p, const std::string& path, std::size_t depth) {
     check_depth(depth, path);
@@ -454,7 +459,7 @@ void check_complete(const TypeInfo& type, void* p, const std::string& path, std:
             const auto& t = static_cast<const SequenceInfo&>(type);
             const TypeInfo& value = t.value();
             for (std::size_t i = 0, n = t.size(p); i < n; ++i)
-                check_complete(value, t.at(p, i), path + "[" + std::to_string(i) + "]", depth + 1);
+                check_complete(value, t.at(p, i), element_path(path, i), depth + 1);
             return;
         }
         case Kind::string_map: {
@@ -476,6 +481,14 @@ void check_complete(const TypeInfo& type, void* p, const std::string& path, std:
 
 void decode(const Json& j, const TypeInfo& type, void* out, const std::string& path,
             std::size_t depth);
+
+/// Reads `j` into the blank value `out` (fresh: an element, an alternative, an optional's new
+/// value), then checks that it is complete: its required fields must all be in `j`.
+void decode_blank(const Json& j, const TypeInfo& type, void* out, const std::string& path,
+                  std::size_t depth) {
+    decode(j, type, out, path, depth);
+    check_complete(type, out, path, depth);
+}
 
 /// Reads the alternative named by `j` ("Name" or {"Name": {fields}}) into `out`.
 void decode_variant(const Json& j, const VariantInfo& t, void* out, const std::string& path,
@@ -499,8 +512,8 @@ void decode_variant(const Json& j, const VariantInfo& t, void* out, const std::s
         if (name != alt_type.name) continue;
         void* alt = t.emplace_blank(out, i);
         const std::string alt_path = path + "." + name;
-        if (fields != nullptr) decode(*fields, alt_type, alt, alt_path, depth + 1);
-        check_complete(alt_type, alt, alt_path, depth + 1);
+        if (fields != nullptr) decode_blank(*fields, alt_type, alt, alt_path, depth + 1);
+        else check_complete(alt_type, alt, alt_path, depth + 1);
         return;
     }
     burn::detail::fail(path, ": expected ", expected(), ", found \"", name, "\"");
@@ -534,17 +547,14 @@ void decode(const Json& j, const TypeInfo& type, void* out, const std::string& p
             const auto& t = static_cast<const WrapperInfo&>(type);
             if (j.is_null()) return t.reset(out);
             if (t.has_value(out)) return decode(j, t.value(), t.get(out), path, depth + 1);
-            void* value = t.emplace_blank(out);
-            decode(j, t.value(), value, path, depth + 1);
-            return check_complete(t.value(), value, path, depth + 1);
+            return decode_blank(j, t.value(), t.emplace_blank(out), path, depth + 1);
         }
         case Kind::bool_vector: {
             if (!j.is_array()) type_error(path, "an array", j);
             std::vector<bool> values;
             values.reserve(j.size());
             for (std::size_t i = 0; i < j.size(); ++i) {
-                if (!j[i].is_boolean())
-                    type_error(path + "[" + std::to_string(i) + "]", "a boolean", j[i]);
+                if (!j[i].is_boolean()) type_error(element_path(path, i), "a boolean", j[i]);
                 values.push_back(j[i].get<bool>());
             }
             *static_cast<std::vector<bool>*>(out) = std::move(values);
@@ -555,12 +565,8 @@ void decode(const Json& j, const TypeInfo& type, void* out, const std::string& p
             if (!j.is_array()) type_error(path, "an array", j);
             const TypeInfo& value = t.value();
             t.clear(out);
-            for (std::size_t i = 0; i < j.size(); ++i) {
-                const std::string item_path = path + "[" + std::to_string(i) + "]";
-                void* item = t.append_blank(out);
-                decode(j[i], value, item, item_path, depth + 1);
-                check_complete(value, item, item_path, depth + 1);
-            }
+            for (std::size_t i = 0; i < j.size(); ++i)
+                decode_blank(j[i], value, t.append_blank(out), element_path(path, i), depth + 1);
             return;
         }
         case Kind::array: {
@@ -570,7 +576,7 @@ void decode(const Json& j, const TypeInfo& type, void* out, const std::string& p
                 type_error(path, "an array of " + std::to_string(n) + " elements", j);
             const TypeInfo& value = t.value();
             for (std::size_t i = 0; i < n; ++i)
-                decode(j[i], value, t.at(out, i), path + "[" + std::to_string(i) + "]", depth + 1);
+                decode(j[i], value, t.at(out, i), element_path(path, i), depth + 1);
             return;
         }
         case Kind::string_map: {
@@ -578,12 +584,9 @@ void decode(const Json& j, const TypeInfo& type, void* out, const std::string& p
             if (!j.is_object()) type_error(path, "an object", j);
             const TypeInfo& value = t.value();
             t.clear(out);
-            for (auto it = j.begin(); it != j.end(); ++it) {
-                const std::string item_path = path + "." + it.key();
-                void* item = t.insert_blank(out, it.key());
-                decode(it.value(), value, item, item_path, depth + 1);
-                check_complete(value, item, item_path, depth + 1);
-            }
+            for (auto it = j.begin(); it != j.end(); ++it)
+                decode_blank(it.value(), value, t.insert_blank(out, it.key()),
+                             path + "." + it.key(), depth + 1);
             return;
         }
         case Kind::config: {
