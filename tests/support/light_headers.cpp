@@ -4,7 +4,6 @@
 // includes nlohmann_json. The JSON code of configs is compiled once, in src/config.cpp.
 #include <burn/backend/cpu.hpp>
 #include <burn/burn.hpp>
-
 #include <string>
 
 #ifdef NLOHMANN_JSON_VERSION_MAJOR

@@ -308,7 +308,8 @@ struct EnumName {
     std::int64_t value;  ///< the enum value converted to std::int64_t
     std::string_view name;
 };
-struct EnumInfo : IntegerInfo {  ///< the underlying type, and the listed values
+/// An enum listed with BURN_CONFIG_ENUM: its underlying type (IntegerInfo) and its values.
+struct EnumInfo : IntegerInfo {
     const EnumName* names;
     std::size_t count;
 };
@@ -347,6 +348,7 @@ struct FieldInfo {
     TypeOf type;
     void* (*get)(void* config) noexcept;
 };
+/// A config: its name and its fields, in declaration order.
 struct ConfigInfo : TypeInfo {
     std::string_view name;
     const FieldInfo* fields;
@@ -382,6 +384,8 @@ struct Access {
 template <class T>
 const TypeInfo& type_info() noexcept;
 
+/// The VariantInfo of T, a std::variant of configs or a class derived from one (its alternatives
+/// are numbered I...).
 template <class T, std::size_t... I>
 const TypeInfo& variant_info(std::index_sequence<I...>) noexcept {
     using V = variant_base_t<T>;

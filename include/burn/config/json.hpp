@@ -35,10 +35,11 @@ nlohmann::ordered_json to_json(const T& config) {
 template <Config T, class J>
 T from_json(const J& j) {
     T out = detail::Access::blank<T>();
-    if constexpr (std::is_same_v<J, nlohmann::ordered_json>)
+    if constexpr (std::is_same_v<J, nlohmann::ordered_json>) {
         detail::from_json(detail::type_info<T>(), &out, j);
-    else
+    } else {
         detail::from_json(detail::type_info<T>(), &out, nlohmann::ordered_json(j));
+    }
     return out;
 }
 

@@ -9,14 +9,12 @@
 
 #include <burn/data/in_memory.hpp>
 #include <burn/tensor/error.hpp>
-
-#include <nlohmann/json.hpp>
-
 #include <concepts>
 #include <cstddef>
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
