@@ -10,6 +10,8 @@
 #include <burn/backend/vulkan.hpp>
 #endif
 #include <burn/burn.hpp>
+#include <burn/config/json.hpp>  // opt-in JSON interop: configs <-> nlohmann::json
+#include <burn/data/json.hpp>    // opt-in: InMemDataset::from_json_rows
 #include <nlohmann/json.hpp>
 #include <array>
 #include <string>

@@ -15,28 +15,30 @@
 // save / load / from_json_string / to_json_string / with, operator== and operator<< (the JSON).
 // Field types: bool, integers, floating point, std::string, enums (by name with
 // BURN_CONFIG_ENUM, otherwise as their integer value), std::optional (null when empty),
-// std::vector, std::array, std::map<std::string, T>, nested configs, and Required<T> of these.
+// std::vector, std::array, std::map<std::string, T>, nested configs, std::variant of configs,
+// and Required<T> of these.
 //
 // Loading keeps the default of every field the JSON leaves out (files written by an older
 // version still load), ignores fields it does not know, and throws burn::Error naming the field
 // ("TrainingConfig.model.d_model: missing required field", "TrainingConfig.batch_size: expected
 // an unsigned integer, found string \"64\"").
+//
+// This header holds no JSON code: BURN_CONFIG describes the fields as data (a
+// config::detail::TypeInfo per field type: a kind, sizes and a few small function pointers), and
+// src/config.cpp, compiled once, turns such descriptions into JSON and back. Conversions to and
+// from JSON values of the JSON library (`json j = config`, `j.get<MyConfig>()`) are in the
+// opt-in <burn/config/json.hpp>.
 #pragma once
 
 #include <array>
-#include <charconv>
-#include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <initializer_list>
-#include <limits>
+#include <iosfwd>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -51,6 +53,8 @@
 // ---------------------------------------------------------------------------- macros
 #define BURN_CONFIG_COUNT_FIELD_(Type, field) +1
 #define BURN_CONFIG_VISIT_FIELD_(Type, field) burn_f(#field, burn_self.field);
+#define BURN_CONFIG_FIELD_INFO_(Type, field) \
+    ::burn::config::detail::field_info<&Type::field>(#field),
 #define BURN_CONFIG_ENUM_ENTRY_(Type, value) std::pair<Type, std::string_view>{Type::value, #value},
 
 /// Makes the aggregate `Type` a config. Put it in the struct's body, listing every field in
@@ -61,42 +65,55 @@
 ///   std::string to_json_string() const  pretty JSON (fields in declaration order)
 ///   Type with(&Type::field, value) const   a copy with one field changed
 ///   operator==, operator<< (prints the JSON)
-#define BURN_CONFIG(Type, ...)                                                           \
-    static constexpr std::string_view burn_config_name = #Type;                          \
-    static constexpr std::size_t burn_config_field_count =                               \
-        0 BURN_PP_FOR_EACH(BURN_CONFIG_COUNT_FIELD_, Type, __VA_ARGS__);          \
-    /* f(name, field) for each field; BurnSelf may be const. */                          \
-    template <class BurnSelf, class BurnF>                                               \
-    static void burn_config_for_each_field([[maybe_unused]] BurnSelf& burn_self,         \
-                                           [[maybe_unused]] BurnF&& burn_f) {            \
-        BURN_PP_FOR_EACH(BURN_CONFIG_VISIT_FIELD_, Type, __VA_ARGS__)             \
-    }                                                                                    \
-    void save(const std::filesystem::path& burn_path) const {                            \
-        ::burn::config::save(*this, burn_path);                                          \
-    }                                                                                    \
-    static Type load(const std::filesystem::path& burn_path) {                           \
-        return ::burn::config::load<Type>(burn_path);                                    \
-    }                                                                                    \
-    static Type from_json_string(std::string_view burn_text) {                           \
-        return ::burn::config::from_json_string<Type>(burn_text);                        \
-    }                                                                                    \
-    std::string to_json_string() const { return ::burn::config::to_json_string(*this); } \
-    template <class BurnField, class BurnValue>                                          \
-    Type with(BurnField Type::*burn_member, BurnValue&& burn_value) const {              \
-        Type burn_copy = *this;                                                          \
-        burn_copy.*burn_member = std::forward<BurnValue>(burn_value);                    \
-        return burn_copy;                                                                \
-    }                                                                                    \
-    friend bool operator==(const Type&, const Type&) = default;                          \
-    friend std::ostream& operator<<(std::ostream& burn_os, const Type& burn_config) {    \
-        return burn_os << ::burn::config::to_json_string(burn_config);                   \
+/// The members that read or write JSON call compiled code (src/config.cpp) with the description
+/// made by burn_config_info(): including a config instantiates no JSON code.
+#define BURN_CONFIG(Type, ...)                                                                    \
+    static constexpr std::string_view burn_config_name = #Type;                                   \
+    static constexpr std::size_t burn_config_field_count =                                        \
+        0 BURN_PP_FOR_EACH(BURN_CONFIG_COUNT_FIELD_, Type, __VA_ARGS__);                          \
+    /* f(name, field) for each field; BurnSelf may be const. */                                   \
+    template <class BurnSelf, class BurnF>                                                        \
+    static void burn_config_for_each_field([[maybe_unused]] BurnSelf& burn_self,                  \
+                                           [[maybe_unused]] BurnF&& burn_f) {                     \
+        BURN_PP_FOR_EACH(BURN_CONFIG_VISIT_FIELD_, Type, __VA_ARGS__)                             \
+    }                                                                                             \
+    /* The fields' names, types and places, for the compiled JSON code. */                        \
+    static const ::burn::config::detail::TypeInfo& burn_config_info() noexcept {                  \
+        static constexpr ::std::array<::burn::config::detail::FieldInfo, burn_config_field_count> \
+            burn_fields{{BURN_PP_FOR_EACH(BURN_CONFIG_FIELD_INFO_, Type, __VA_ARGS__)}};          \
+        static constexpr ::burn::config::detail::ConfigInfo burn_info{                            \
+            {::burn::config::detail::Kind::config},                                               \
+            burn_config_name,                                                                     \
+            burn_fields.data(),                                                                   \
+            burn_fields.size()};                                                                  \
+        return burn_info;                                                                         \
+    }                                                                                             \
+    void save(const std::filesystem::path& burn_path) const {                                     \
+        ::burn::config::save(*this, burn_path);                                                   \
+    }                                                                                             \
+    static Type load(const std::filesystem::path& burn_path) {                                    \
+        return ::burn::config::load<Type>(burn_path);                                             \
+    }                                                                                             \
+    static Type from_json_string(std::string_view burn_text) {                                    \
+        return ::burn::config::from_json_string<Type>(burn_text);                                 \
+    }                                                                                             \
+    std::string to_json_string() const { return ::burn::config::to_json_string(*this); }          \
+    template <class BurnField, class BurnValue>                                                   \
+    Type with(BurnField Type::*burn_member, BurnValue&& burn_value) const {                       \
+        Type burn_copy = *this;                                                                   \
+        burn_copy.*burn_member = std::forward<BurnValue>(burn_value);                             \
+        return burn_copy;                                                                         \
+    }                                                                                             \
+    friend bool operator==(const Type&, const Type&) = default;                                   \
+    friend std::ostream& operator<<(std::ostream& burn_os, const Type& burn_config) {             \
+        return ::burn::config::detail::print(burn_os, Type::burn_config_info(), &burn_config);    \
     }
 
 /// Saves the enum `Type` by the names of its values (at namespace scope, in the enum's
 /// namespace; list every value): BURN_CONFIG_ENUM(Activation, relu, gelu, tanh).
 /// Without it an enum is saved as its integer value.
-#define BURN_CONFIG_ENUM(Type, ...)                                                             \
-    [[maybe_unused]] constexpr auto burn_config_enum_values(Type) {                             \
+#define BURN_CONFIG_ENUM(Type, ...)                                                      \
+    [[maybe_unused]] constexpr auto burn_config_enum_values(Type) {                      \
         return std::array{BURN_PP_FOR_EACH(BURN_CONFIG_ENUM_ENTRY_, Type, __VA_ARGS__)}; \
     }
 
@@ -106,22 +123,7 @@ template <class T>
 class Required;
 
 namespace config::detail {
-/// The config machinery's back door: makes configs whose required fields are still unset (the
-/// starting point of a load) and reads/sets those fields. Nothing else can make an unset one.
-struct Access {
-    template <class T>
-    static T blank() {
-        return T{};
-    }
-    template <class T>
-    static bool is_set(const Required<T>& r) {
-        return r.value_.has_value();
-    }
-    template <class T>
-    static void set(Required<T>& r, T value) {
-        r.value_.emplace(std::move(value));
-    }
-};
+struct Access;
 
 struct NoListElement {};
 template <class T>
@@ -179,7 +181,7 @@ public:
     template <class... U>
     requires(sizeof...(U) > 1 && sizeof...(U) == config::detail::std_array_size_v<T> &&
              (std::is_convertible_v<U, config::detail::list_element_t<T>> && ...))
-    Required(U... values)  // NOLINT(google-explicit-constructor)
+        Required(U... values)  // NOLINT(google-explicit-constructor)
         : value_(std::in_place, T{static_cast<config::detail::list_element_t<T>>(values)...}) {}
 
     const T& get() const { return *value_; }
@@ -258,386 +260,321 @@ std::variant<A...> variant_base(const std::variant<A...>&);  // declared only: d
 template <class T>
 using variant_base_t = decltype(variant_base(std::declval<const T&>()));
 template <class T>
-concept ConfigVariant = requires(const T& t) { variant_base(t); };
+concept ConfigVariant = requires(const T& t) {
+    variant_base(t);
+};
 
-/// The names of a variant's alternatives, for messages: "Ones, Zeros or Normal".
-template <class... A>
-std::string alternative_names(const std::variant<A...>*) {
-    std::string out;
-    std::size_t i = 0;
-    ((out += (i++ == 0 ? "" : (i == sizeof...(A) ? " or " : ", ")),
-      out += std::string(A::burn_config_name)),
-     ...);
-    return out;
-}
+// ------------------------------------------------------------------ type descriptions
+// What the compiled JSON code (src/config.cpp) knows of a field type: a TypeInfo, or a struct
+// derived from it that the kind names, with the sizes and small functions it needs. They are
+// constant objects made by type_info<T>() below; objects are passed as `void*` next to them.
 
-// Compiled once in src/config.cpp.
-using Json = nlohmann::ordered_json;
-/// Pretty JSON (2-space indent) with a final newline when `newline`; throws burn::Error
-/// "<context>: cannot write JSON: ..." for a string that is not valid UTF-8.
-std::string dump_json(const Json& j, bool newline, std::string_view context);
-/// Parses JSON; throws burn::Error "<context>: invalid JSON: ..." with the position.
-Json parse_json(std::string_view text, std::string_view context);
-std::string read_text_file(const std::filesystem::path& path, std::string_view context);
-/// Writes `text` to a temporary file in the same directory, flushes it to disk and renames it
-/// over `path`: readers see the old file or the new one, never a partial one.
-void write_text_file_atomic(const std::filesystem::path& path, std::string_view text,
-                            std::string_view context);
+/// The kinds of field types.
+enum class Kind : std::uint8_t {
+    boolean,      ///< bool (TypeInfo)
+    integer,      ///< integers, and enums not listed with BURN_CONFIG_ENUM (IntegerInfo)
+    floating,     ///< float, double, long double (FloatInfo)
+    string,       ///< std::string (TypeInfo)
+    named_enum,   ///< enums listed with BURN_CONFIG_ENUM (EnumInfo)
+    optional,     ///< std::optional<T> (WrapperInfo)
+    required,     ///< Required<T> (WrapperInfo)
+    bool_vector,  ///< std::vector<bool> (TypeInfo)
+    vector,       ///< std::vector<T> (SequenceInfo)
+    array,        ///< std::array<T, N> (SequenceInfo)
+    string_map,   ///< std::map<std::string, T> (MapInfo)
+    config,       ///< a type with BURN_CONFIG (ConfigInfo)
+    variant,      ///< std::variant of configs, or a class derived from one (VariantInfo)
+};
 
-/// "string \"abc\"", "integer -3", "number 2.5", "boolean true", "null", "array", "object".
-template <class J>
-std::string describe(const J& j) {
-    switch (j.type()) {
-        case nlohmann::json::value_t::string: {
-            std::string s = j.template get_ref<const std::string&>();
-            if (s.size() > 40) s = s.substr(0, 37) + "...";
-            return "string " + J(s).dump();
-        }
-        case nlohmann::json::value_t::number_integer:
-        case nlohmann::json::value_t::number_unsigned: return "integer " + j.dump();
-        case nlohmann::json::value_t::number_float: return "number " + j.dump();
-        case nlohmann::json::value_t::boolean: return "boolean " + j.dump();
-        default: return j.type_name();
+struct TypeInfo {
+    Kind kind;
+};
+
+/// How the description of an element type is reached: a function, so that a type may contain
+/// itself (a config holding a std::vector of itself).
+using TypeOf = const TypeInfo& (*)() noexcept;
+
+struct IntegerInfo : TypeInfo {
+    std::uint8_t bytes;  ///< 1, 2, 4 or 8
+    bool is_signed;
+};
+
+enum class FloatType : std::uint8_t { f32, f64, extended };
+struct FloatInfo : TypeInfo {
+    FloatType type;  ///< float, double, long double
+};
+
+struct EnumName {
+    std::int64_t value;  ///< the enum value converted to std::int64_t
+    std::string_view name;
+};
+/// An enum listed with BURN_CONFIG_ENUM: its underlying type (IntegerInfo) and its values.
+struct EnumInfo : IntegerInfo {
+    const EnumName* names;
+    std::size_t count;
+};
+
+/// std::optional<T> and Required<T>.
+struct WrapperInfo : TypeInfo {
+    TypeOf value;
+    bool (*has_value)(const void*) noexcept;
+    void* (*get)(void*) noexcept;  ///< the value; only when has_value
+    /// Sets the value to a blank T (defaults, Required fields unset) and returns it.
+    void* (*emplace_blank)(void*);
+    void (*reset)(void*) noexcept;  ///< empties an optional; nullptr for Required
+};
+
+/// std::vector<T> (not bool) and std::array<T, N>.
+struct SequenceInfo : TypeInfo {
+    TypeOf value;
+    std::size_t (*size)(const void*) noexcept;
+    void* (*at)(void*, std::size_t) noexcept;
+    void (*clear)(void*) noexcept;  ///< vectors only (nullptr for arrays)
+    void* (*append_blank)(void*);   ///< appends a blank T and returns it; vectors only
+};
+
+/// std::map<std::string, T>.
+struct MapInfo : TypeInfo {
+    TypeOf value;
+    /// Calls visit(context, key, value) for each entry, in the map's order.
+    void (*for_each)(void* map, void* context, void (*visit)(void*, const std::string&, void*));
+    void (*clear)(void*) noexcept;
+    void* (*insert_blank)(void*, const std::string&);  ///< inserts key -> blank T, returns it
+};
+
+/// One field of a config.
+struct FieldInfo {
+    std::string_view name;
+    TypeOf type;
+    void* (*get)(void* config) noexcept;
+};
+/// A config: its name and its fields, in declaration order.
+struct ConfigInfo : TypeInfo {
+    std::string_view name;
+    const FieldInfo* fields;
+    std::size_t field_count;
+};
+
+/// A std::variant of configs (or a class derived from one).
+struct VariantInfo : TypeInfo {
+    const TypeOf* alternatives;  ///< each a ConfigInfo
+    std::size_t count;
+    std::size_t (*index)(const void*) noexcept;  ///< std::variant_npos when valueless
+    void* (*get)(void*) noexcept;                ///< the active alternative
+    void* (*emplace_blank)(void*, std::size_t);  ///< makes alternative i a blank config
+};
+
+/// The config machinery's back door: makes configs whose required fields are still unset (the
+/// starting point of a load) and reads/sets those fields. Nothing else can make an unset one.
+struct Access {
+    template <class T>
+    static T blank() {
+        return T{};
     }
-}
-
-template <class J>
-[[noreturn]] void type_error(const std::string& path, std::string_view expected, const J& found) {
-    burn::detail::fail(path, ": expected ", expected, ", found ", describe(found));
-}
+    template <class T>
+    static bool is_set(const Required<T>& r) {
+        return r.value_.has_value();
+    }
+    template <class T>
+    static void set(Required<T>& r, T value) {
+        r.value_.emplace(std::move(value));
+    }
+};
 
 template <class T>
-std::string integer_type_name() {
-    return (std::is_signed_v<T> ? "i" : "u") + std::to_string(8 * sizeof(T));
+const TypeInfo& type_info() noexcept;
+
+/// The VariantInfo of T, a std::variant of configs or a class derived from one (its alternatives
+/// are numbered I...).
+template <class T, std::size_t... I>
+const TypeInfo& variant_info(std::index_sequence<I...>) noexcept {
+    using V = variant_base_t<T>;
+    static_assert((Config<std::variant_alternative_t<I, V>> && ...),
+                  "BURN_CONFIG: the alternatives of a std::variant field must be configs");
+    static constexpr std::array<TypeOf, sizeof...(I)> alternatives{
+        &type_info<std::variant_alternative_t<I, V>>...};
+    static constexpr std::array<void* (*)(void*), sizeof...(I)> emplace{+[](void* p) -> void* {
+        using A = std::variant_alternative_t<I, V>;
+        return &static_cast<V*>(static_cast<T*>(p))->template emplace<I>(Access::blank<A>());
+    }...};
+    static constexpr VariantInfo info{
+        {Kind::variant},
+        alternatives.data(),
+        alternatives.size(),
+        [](const void* p) noexcept {
+            return static_cast<const V*>(static_cast<const T*>(p))->index();
+        },
+        [](void* p) noexcept {
+            V& v = *static_cast<T*>(p);
+            void* active = nullptr;
+            ((active = active ? active : std::get_if<I>(&v)), ...);
+            return active;
+        },
+        [](void* p, std::size_t i) { return emplace[i](p); }};
+    return info;
 }
 
-template <class T, class J>
-T decode_integer(const J& j, const std::string& path) {
-    constexpr std::string_view expected =
-        std::is_signed_v<T> ? "an integer" : "an unsigned integer";
-    if (j.is_number_unsigned()) {
-        const auto v = j.template get<std::uint64_t>();
-        if (v > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
-            burn::detail::fail(path, ": integer ", v, " out of range for ", integer_type_name<T>());
-        return static_cast<T>(v);
-    }
-    if (j.is_number_integer()) {
-        const auto v = j.template get<std::int64_t>();
-        if (v < 0 && !std::is_signed_v<T>) type_error(path, expected, j);
-        if (v >= 0 ? static_cast<std::uint64_t>(v) >
-                         static_cast<std::uint64_t>(std::numeric_limits<T>::max())
-                   : v < static_cast<std::int64_t>(std::numeric_limits<T>::min()))
-            burn::detail::fail(path, ": integer ", v, " out of range for ", integer_type_name<T>());
-        return static_cast<T>(v);
-    }
-    type_error(path, expected, j);
-}
-
-template <class T, class J>
-T decode_float(const J& j, const std::string& path) {
-    double v;
-    if (j.is_number()) {
-        v = j.template get<double>();
-    } else if (j.is_string()) {
-        // Non-finite values are written as strings (JSON has no NaN or infinity).
-        const auto& s = j.template get_ref<const std::string&>();
-        if (s == "NaN" || s == "nan") v = std::numeric_limits<double>::quiet_NaN();
-        else if (s == "inf" || s == "Infinity") v = std::numeric_limits<double>::infinity();
-        else if (s == "-inf" || s == "-Infinity") v = -std::numeric_limits<double>::infinity();
-        else type_error(path, "a number", j);
-    } else {
-        type_error(path, "a number", j);
-    }
-    if (std::isfinite(v) && std::abs(v) > static_cast<double>(std::numeric_limits<T>::max()))
-        burn::detail::fail(path, ": number ", j.dump(), " out of range for f", 8 * sizeof(T));
-    return static_cast<T>(v);
-}
-
-template <class J, class T>
-J encode_float(T v) {
-    if (std::isnan(v)) return J("NaN");
-    if (std::isinf(v)) return J(v > 0 ? "inf" : "-inf");
-    if constexpr (std::is_same_v<T, float>) {
-        // 0.1f is saved as 0.1 (its shortest float form), not 0.10000000149011612.
-        char buf[32];
-        const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-        if (ec == std::errc{}) return J(std::strtod(std::string(buf, end).c_str(), nullptr));
-    }
-    return J(static_cast<double>(v));
-}
-
-template <class J, class T>
-J encode(const T& v) {
+/// The description of the field type T (a static_assert names the supported types).
+template <class T>
+const TypeInfo& type_info() noexcept {
     if constexpr (Config<T>) {
-        J obj = J::object();
-        T::burn_config_for_each_field(v, [&](std::string_view name, const auto& field) {
-            obj[std::string(name)] = encode<J>(field);
-        });
-        return obj;
+        return T::burn_config_info();
     } else if constexpr (ConfigVariant<T>) {
-        return std::visit(
-            [](const auto& alt) -> J {
-                using A = std::decay_t<decltype(alt)>;
-                if constexpr (A::burn_config_field_count == 0) {
-                    return J(std::string(A::burn_config_name));
-                } else {
-                    J obj = J::object();
-                    obj[std::string(A::burn_config_name)] = encode<J>(alt);
-                    return obj;
-                }
+        return variant_info<T>(std::make_index_sequence<std::variant_size_v<variant_base_t<T>>>{});
+    } else if constexpr (is_required_v<T>) {
+        using V = typename T::value_type;
+        static constexpr WrapperInfo info{
+            {Kind::required},
+            &type_info<V>,
+            [](const void* p) noexcept { return Access::is_set(*static_cast<const T*>(p)); },
+            [](void* p) noexcept -> void* { return &static_cast<T*>(p)->get(); },
+            [](void* p) -> void* {
+                Access::set(*static_cast<T*>(p), Access::blank<V>());
+                return &static_cast<T*>(p)->get();
             },
-            static_cast<const variant_base_t<T>&>(v));
-    } else if constexpr (is_required_v<T>) {
-        if (!Access::is_set(v)) burn::detail::fail("Config: a required field was never set");
-        return encode<J>(v.get());
-    } else if constexpr (is_optional_v<T>) {
-        return v ? encode<J>(*v) : J(nullptr);
-    } else if constexpr (is_vector_v<T> || is_array_v<T>) {
-        J arr = J::array();
-        for (const auto& x : v) arr.push_back(encode<J>(x));
-        return arr;
-    } else if constexpr (is_string_map_v<T>) {
-        J obj = J::object();
-        for (const auto& [k, x] : v) obj[k] = encode<J>(x);
-        return obj;
-    } else if constexpr (std::is_same_v<T, bool>) {
-        return J(v);
-    } else if constexpr (std::is_integral_v<T>) {
-        if constexpr (std::is_signed_v<T>) return J(static_cast<std::int64_t>(v));
-        else return J(static_cast<std::uint64_t>(v));
-    } else if constexpr (std::is_floating_point_v<T>) {
-        return encode_float<J>(v);
-    } else if constexpr (std::is_same_v<T, std::string>) {
-        return J(v);
-    } else if constexpr (NamedEnum<T>) {
-        for (const auto& [value, name] : burn_config_enum_values(v))
-            if (value == v) return J(std::string(name));
-        burn::detail::fail("Config: enum value ", static_cast<std::int64_t>(v),
-                           " is not listed in its BURN_CONFIG_ENUM");
-    } else if constexpr (std::is_enum_v<T>) {
-        return encode<J>(static_cast<std::underlying_type_t<T>>(v));
-    } else {
-        static_assert(unsupported_v<T>,
-                      "BURN_CONFIG: unsupported field type (use bool, integers, floating point, "
-                      "std::string, enums, std::optional, std::vector, std::array, "
-                      "std::map<std::string, T>, configs or Required<T> of these)");
-    }
-}
-
-/// Throws "<path>: missing required field" for the first Required field left unset in `v`.
-template <class T>
-void check_complete(const T& v, const std::string& path) {
-    if constexpr (Config<T>) {
-        T::burn_config_for_each_field(v, [&](std::string_view name, const auto& field) {
-            check_complete(field, path + "." + std::string(name));
-        });
-    } else if constexpr (ConfigVariant<T>) {
-        std::visit([&](const auto& alt) { check_complete(alt, path); },
-                   static_cast<const variant_base_t<T>&>(v));
-    } else if constexpr (is_required_v<T>) {
-        if (!Access::is_set(v)) burn::detail::fail(path, ": missing required field");
-        check_complete(v.get(), path);
-    } else if constexpr (is_optional_v<T>) {
-        if (v) check_complete(*v, path);
-    } else if constexpr (is_vector_v<T> || is_array_v<T>) {
-        for (std::size_t i = 0; i < v.size(); ++i)
-            check_complete(v[i], path + "[" + std::to_string(i) + "]");
-    } else if constexpr (is_string_map_v<T>) {
-        for (const auto& [k, x] : v) check_complete(x, path + "." + k);
-    }
-}
-
-template <class J, class T>
-void decode_into(const J& j, T& out, const std::string& path);
-
-/// Reads the alternative named by `j` ("Name" or {"Name": {fields}}) into `out`.
-template <class J, class... A>
-void decode_variant(const J& j, std::variant<A...>& out, const std::string& path) {
-    const auto expected = [&] {
-        return "one of " + alternative_names(static_cast<std::variant<A...>*>(nullptr)) +
-               " (a name, or an object with one of them as its only key)";
-    };
-    std::string name;
-    const J* fields = nullptr;
-    if (j.is_string()) {
-        name = j.template get<std::string>();
-    } else if (j.is_object() && j.size() == 1) {
-        name = j.begin().key();
-        fields = &j.begin().value();
-    } else {
-        type_error(path, expected(), j);
-    }
-    bool found = false;
-    const auto try_alternative = [&]<class Alt>(std::type_identity<Alt>) {
-        if (found || name != Alt::burn_config_name) return;
-        found = true;
-        Alt alt = Access::blank<Alt>();
-        const std::string alt_path = path + "." + name;
-        if (fields != nullptr) decode_into(*fields, alt, alt_path);
-        check_complete(alt, alt_path);
-        out = std::move(alt);
-    };
-    (try_alternative(std::type_identity<A>{}), ...);
-    if (!found) burn::detail::fail(path, ": expected ", expected(), ", found \"", name, "\"");
-}
-
-/// Reads `j` into `out`. Configs are merged: fields absent from `j` keep their value in `out`
-/// (the defaults, when `out` is fresh); everything else is replaced.
-template <class J, class T>
-void decode_into(const J& j, T& out, const std::string& path) {
-    if constexpr (Config<T>) {
-        if (!j.is_object()) type_error(path, "an object", j);
-        T::burn_config_for_each_field(out, [&](std::string_view name, auto& field) {
-            const std::string field_path = path + "." + std::string(name);
-            const auto it = j.find(std::string(name));
-            if (it == j.end()) check_complete(field, field_path);
-            else decode_into(*it, field, field_path);
-        });
-    } else if constexpr (ConfigVariant<T>) {
-        decode_variant(j, static_cast<variant_base_t<T>&>(out), path);
-    } else if constexpr (is_required_v<T>) {
-        using V = typename T::value_type;
-        if (Access::is_set(out)) {
-            decode_into(j, out.get(), path);
-        } else {
-            V value = Access::blank<V>();
-            decode_into(j, value, path);
-            Access::set(out, std::move(value));
-        }
+            nullptr};
+        return info;
     } else if constexpr (is_optional_v<T>) {
         using V = typename T::value_type;
-        if (j.is_null()) {
-            out.reset();
-        } else if (out) {
-            decode_into(j, *out, path);
-        } else {
-            V value = Access::blank<V>();
-            decode_into(j, value, path);
-            check_complete(value, path);
-            out.emplace(std::move(value));
-        }
+        static constexpr WrapperInfo info{
+            {Kind::optional},
+            &type_info<V>,
+            [](const void* p) noexcept { return static_cast<const T*>(p)->has_value(); },
+            [](void* p) noexcept -> void* { return &**static_cast<T*>(p); },
+            [](void* p) -> void* { return &static_cast<T*>(p)->emplace(Access::blank<V>()); },
+            [](void* p) noexcept { static_cast<T*>(p)->reset(); }};
+        return info;
+    } else if constexpr (std::is_same_v<T, std::vector<bool>>) {
+        static constexpr TypeInfo info{Kind::bool_vector};
+        return info;
     } else if constexpr (is_vector_v<T>) {
         using V = typename T::value_type;
-        if (!j.is_array()) type_error(path, "an array", j);
-        T values;
-        values.reserve(j.size());
-        for (std::size_t i = 0; i < j.size(); ++i) {
-            const std::string item_path = path + "[" + std::to_string(i) + "]";
-            V value = Access::blank<V>();
-            decode_into(j[i], value, item_path);
-            check_complete(value, item_path);
-            values.push_back(std::move(value));
-        }
-        out = std::move(values);
+        static constexpr SequenceInfo info{
+            {Kind::vector},
+            &type_info<V>,
+            [](const void* p) noexcept { return static_cast<const T*>(p)->size(); },
+            [](void* p, std::size_t i) noexcept -> void* { return &(*static_cast<T*>(p))[i]; },
+            [](void* p) noexcept { static_cast<T*>(p)->clear(); },
+            [](void* p) -> void* { return &static_cast<T*>(p)->emplace_back(Access::blank<V>()); }};
+        return info;
     } else if constexpr (is_array_v<T>) {
-        if (!j.is_array() || j.size() != out.size())
-            type_error(path, "an array of " + std::to_string(out.size()) + " elements", j);
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            const std::string item_path = path + "[" + std::to_string(i) + "]";
-            decode_into(j[i], out[i], item_path);
-        }
+        static constexpr SequenceInfo info{
+            {Kind::array},
+            &type_info<typename T::value_type>,
+            [](const void*) noexcept { return std::tuple_size_v<T>; },
+            [](void* p, std::size_t i) noexcept -> void* { return &(*static_cast<T*>(p))[i]; },
+            nullptr,
+            nullptr};
+        return info;
     } else if constexpr (is_string_map_v<T>) {
         using V = typename T::mapped_type;
-        if (!j.is_object()) type_error(path, "an object", j);
-        T values;
-        for (auto it = j.begin(); it != j.end(); ++it) {
-            const std::string item_path = path + "." + it.key();
-            V value = Access::blank<V>();
-            decode_into(it.value(), value, item_path);
-            check_complete(value, item_path);
-            values.emplace(it.key(), std::move(value));
-        }
-        out = std::move(values);
+        static constexpr MapInfo info{
+            {Kind::string_map},
+            &type_info<V>,
+            [](void* p, void* context, void (*visit)(void*, const std::string&, void*)) {
+                for (auto& [key, value] : *static_cast<T*>(p)) visit(context, key, &value);
+            },
+            [](void* p) noexcept { static_cast<T*>(p)->clear(); },
+            [](void* p, const std::string& key) -> void* {
+                return &static_cast<T*>(p)->emplace(key, Access::blank<V>()).first->second;
+            }};
+        return info;
     } else if constexpr (std::is_same_v<T, bool>) {
-        if (!j.is_boolean()) type_error(path, "a boolean", j);
-        out = j.template get<bool>();
+        static constexpr TypeInfo info{Kind::boolean};
+        return info;
     } else if constexpr (std::is_integral_v<T>) {
-        out = decode_integer<T>(j, path);
+        static_assert(sizeof(T) <= 8, "BURN_CONFIG: integers of more than 64 bits are not saved");
+        static constexpr IntegerInfo info{{Kind::integer}, sizeof(T), std::is_signed_v<T>};
+        return info;
     } else if constexpr (std::is_floating_point_v<T>) {
-        out = decode_float<T>(j, path);
+        static constexpr FloatInfo info{{Kind::floating},
+                                        std::is_same_v<T, float>    ? FloatType::f32
+                                        : std::is_same_v<T, double> ? FloatType::f64
+                                                                    : FloatType::extended};
+        return info;
     } else if constexpr (std::is_same_v<T, std::string>) {
-        if (!j.is_string()) type_error(path, "a string", j);
-        out = j.template get<std::string>();
+        static constexpr TypeInfo info{Kind::string};
+        return info;
     } else if constexpr (NamedEnum<T>) {
-        constexpr auto values = burn_config_enum_values(T{});
-        std::string expected = "one of";
-        for (std::size_t i = 0; i < values.size(); ++i)
-            expected += (i ? ", \"" : " \"") + std::string(values[i].second) + "\"";
-        if (!j.is_string()) type_error(path, expected, j);
-        const auto& s = j.template get_ref<const std::string&>();
-        for (const auto& [value, name] : values) {
-            if (name == s) {
-                out = value;
-                return;
-            }
-        }
-        type_error(path, expected, j);
+        using U = std::underlying_type_t<T>;
+        static constexpr auto values = burn_config_enum_values(T{});
+        static constexpr auto names = [] {
+            std::array<EnumName, values.size()> out{};
+            for (std::size_t i = 0; i < values.size(); ++i)
+                out[i] = {static_cast<std::int64_t>(values[i].first), values[i].second};
+            return out;
+        }();
+        static constexpr EnumInfo info{
+            {{Kind::named_enum}, sizeof(U), std::is_signed_v<U>}, names.data(), names.size()};
+        return info;
     } else if constexpr (std::is_enum_v<T>) {
-        out = static_cast<T>(decode_integer<std::underlying_type_t<T>>(j, path));
+        return type_info<std::underlying_type_t<T>>();
     } else {
         static_assert(unsupported_v<T>,
                       "BURN_CONFIG: unsupported field type (use bool, integers, floating point, "
                       "std::string, enums, std::optional, std::vector, std::array, "
-                      "std::map<std::string, T>, configs or Required<T> of these)");
+                      "std::map<std::string, T>, configs, std::variant of configs or Required<T> "
+                      "of these)");
     }
 }
 
-template <Config T, class J>
-T decode(const J& j) {
-    T out = Access::blank<T>();
-    decode_into(j, out, std::string(T::burn_config_name));
-    return out;
+template <class M>
+struct member_pointer;
+template <class C, class F>
+struct member_pointer<F C::*> {
+    using config = C;
+    using field = F;
+};
+
+/// The FieldInfo of the field `Member` (a pointer to member) named `name`.
+template <auto Member>
+constexpr FieldInfo field_info(std::string_view name) noexcept {
+    using M = member_pointer<decltype(Member)>;
+    return {name, &type_info<typename M::field>, [](void* config) noexcept -> void* {
+                return &(static_cast<typename M::config*>(config)->*Member);
+            }};
 }
+
+// Compiled once in src/config.cpp. `config` points to an object of the type `type` describes;
+// `out` to a blank one (Access::blank), which the JSON is merged into.
+std::string to_json_string(const TypeInfo& type, const void* config);
+void from_json_string(const TypeInfo& type, void* out, std::string_view text);
+void save(const TypeInfo& type, const void* config, const std::filesystem::path& path);
+void load(const TypeInfo& type, void* out, const std::filesystem::path& path);
+/// Prints the JSON of to_json_string.
+std::ostream& print(std::ostream& os, const TypeInfo& type, const void* config);
 
 }  // namespace detail
-
-/// The config as JSON (fields in declaration order).
-template <Config T>
-nlohmann::ordered_json to_json(const T& config) {
-    return detail::encode<nlohmann::ordered_json>(config);
-}
-
-/// A config from JSON: absent fields keep their defaults, unknown fields are ignored; throws
-/// burn::Error naming the field ("TrainingConfig.model.d_model: missing required field").
-template <Config T, class J>
-T from_json(const J& j) {
-    return detail::decode<T>(j);
-}
 
 /// Pretty JSON (2-space indent, no final newline).
 template <Config T>
 std::string to_json_string(const T& config) {
-    return detail::dump_json(to_json(config), false, "Config::to_json_string");
+    return detail::to_json_string(detail::type_info<T>(), &config);
 }
 
+/// A config from JSON text: absent fields keep their defaults, unknown fields are ignored; throws
+/// burn::Error naming the field ("Config::from_json_string: TrainingConfig.model.d_model: missing
+/// required field").
 template <Config T>
 T from_json_string(std::string_view text) {
-    constexpr std::string_view op = "Config::from_json_string";
-    const auto j = detail::parse_json(text, op);
-    try {
-        return detail::decode<T>(j);
-    } catch (const Error& e) {
-        burn::detail::fail(op, ": ", e.what());
-    }
+    T out = detail::Access::blank<T>();
+    detail::from_json_string(detail::type_info<T>(), &out, text);
+    return out;
 }
 
 /// Writes the pretty JSON to `path` atomically (temporary file in the same directory, flushed,
 /// renamed over `path`). The directory must exist.
 template <Config T>
 void save(const T& config, const std::filesystem::path& path) {
-    constexpr std::string_view op = "Config::save";
-    detail::write_text_file_atomic(path, detail::dump_json(to_json(config), true, op), op);
+    detail::save(detail::type_info<T>(), &config, path);
 }
 
+/// Reads a config saved by save(), as from_json_string does.
 template <Config T>
 T load(const std::filesystem::path& path) {
-    const std::string context = "Config::load: '" + path.string() + "'";
-    const auto j = detail::parse_json(detail::read_text_file(path, "Config::load"), context);
-    try {
-        return detail::decode<T>(j);
-    } catch (const Error& e) {
-        burn::detail::fail(context, ": ", e.what());
-    }
+    T out = detail::Access::blank<T>();
+    detail::load(detail::type_info<T>(), &out, path);
+    return out;
 }
 
 /// The name of an enum value listed with BURN_CONFIG_ENUM ("relu").
@@ -651,19 +588,3 @@ std::string_view enum_name(E e) {
 
 }  // namespace config
 }  // namespace burn
-
-/// nlohmann_json interop: `nlohmann::json j = config;` and `j.get<MyConfig>()` (which throws
-/// burn::Error, not nlohmann's exceptions, naming the field).
-namespace nlohmann {
-template <class T>
-struct adl_serializer<T, std::enable_if_t<burn::config::Config<T>>> {
-    template <class J>
-    static void to_json(J& j, const T& config) {
-        j = burn::config::detail::encode<J>(config);
-    }
-    template <class J>
-    static T from_json(const J& j) {
-        return burn::config::detail::decode<T>(j);
-    }
-};
-}  // namespace nlohmann

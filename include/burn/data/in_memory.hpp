@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // InMemDataset (Burn's burn_dataset::InMemDataset): items held in a std::vector, built from a
 // vector, a CSV file (one item per record, through a row parser) or a JSON-lines file (one JSON
-// value per line, converted by nlohmann_json). Parse errors throw burn::Error naming the file
-// and the line.
+// value per line; the JSON parsing is in <burn/data/json.hpp>, which from_json_rows needs). Parse
+// errors throw burn::Error naming the file and the line.
 #pragma once
 
 #include <burn/data/dataset.hpp>
 #include <burn/tensor/error.hpp>
-
-#include <nlohmann/json.hpp>
 
 #include <charconv>
 #include <concepts>
@@ -204,6 +202,11 @@ struct CsvCursor {
     }
 };
 
+/// Reads JSON-lines files for InMemDataset<I>::from_json_rows: defined in <burn/data/json.hpp>
+/// (include it to call from_json_rows), so that this header needs no JSON library.
+template <class I>
+struct JsonRows;
+
 }  // namespace detail
 
 /// A dataset of items kept in memory (Burn's InMemDataset; in PyTorch, a map-style Dataset over
@@ -292,35 +295,16 @@ public:
     }
 
     /// One item per line of a JSON-lines file (Burn's InMemDataset::from_json_rows): each
-    /// non-empty line is a JSON value converted with nlohmann's `get<I>()` (so I needs a
-    /// from_json, e.g. NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE, or to be a type nlohmann converts).
+    /// non-empty line is a JSON value converted with the JSON library's `get<I>()`. Needs
+    /// <burn/data/json.hpp> (which says what I needs).
     static InMemDataset from_json_rows(const std::filesystem::path& path) {
-        return from_json_rows(path, [](const nlohmann::json& j) { return j.template get<I>(); });
+        return InMemDataset(detail::JsonRows<I>::read(path));
     }
 
-    /// As above, converting each value with `convert(const nlohmann::json&) -> I`.
+    /// As above, converting each JSON value with `convert(const json&) -> I`.
     template <class Convert>
-        requires std::invocable<Convert&, const nlohmann::json&>
     static InMemDataset from_json_rows(const std::filesystem::path& path, Convert&& convert) {
-        const std::string file = path.string();
-        std::ifstream in(path, std::ios::binary);
-        BURN_CHECK(in.good(), "InMemDataset::from_json_rows: cannot open '", file, "'");
-        std::vector<I> items;
-        std::string line;
-        std::size_t line_no = 0;
-        while (std::getline(in, line)) {
-            ++line_no;
-            if (line.find_first_not_of(" \t\r\n") == std::string::npos) continue;
-            try {
-                const auto value = nlohmann::json::parse(line);
-                items.push_back(convert(value));
-            } catch (const std::exception& e) {
-                ::burn::detail::fail("InMemDataset::from_json_rows: ", file, ":", line_no, ": ",
-                                     e.what());
-            }
-        }
-        BURN_CHECK(!in.bad(), "InMemDataset::from_json_rows: error reading '", file, "'");
-        return InMemDataset(std::move(items));
+        return InMemDataset(detail::JsonRows<I>::read(path, convert));
     }
 
 private:
