@@ -30,7 +30,8 @@ void expect_error(F&& f, std::string_view needle) {
             try {
                 f();
             } catch (const Error& e) {
-                EXPECT_NE(std::string_view(e.what()).find(needle), std::string_view::npos) << e.what();
+                const std::string_view message = e.what();
+                EXPECT_NE(message.find(needle), std::string_view::npos) << message;
                 throw;
             }
         },
@@ -122,7 +123,8 @@ TEST(BackendShapes, ConvGeometryRightAlignsSpatialDims) {
     // output onto the input, so cin is the output's channels and cout the weight's first dim.
     a.n = 2;
     a.groups = 1;
-    const ConvGeometry t = conv_geometry(Shape{1, 3, 7, 8}, Shape{4, 3, 2, 2}, Shape{1, 4, 6, 7}, a);
+    const ConvGeometry t =
+        conv_geometry(Shape{1, 3, 7, 8}, Shape{4, 3, 2, 2}, Shape{1, 4, 6, 7}, a);
     EXPECT_EQ(t.cin, 3u);
     EXPECT_EQ(t.cout, 4u);
     EXPECT_EQ(t.in, (std::array<std::int64_t, 3>{1, 7, 8}));

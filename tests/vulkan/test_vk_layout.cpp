@@ -517,7 +517,8 @@ TEST(VulkanLayout, ErrorsAsCpu) {
         return Tensor<B, 1, Int>::arange_step(0, 5, 0, t.device());
     }, "Tensor::arange_step: step must not be zero");
     // What a Vulkan device cannot hold is the kernels' own error.
-    EXPECT_NE(error_of([&] { vk::Kernels::cast(v.primitive(), DType::F64); }).find("not supported on Vulkan"),
+    EXPECT_NE(error_of([&] { vk::Kernels::cast(v.primitive(), DType::F64); })
+                  .find("not supported on Vulkan"),
               std::string::npos);
     EXPECT_NE(error_of([&] { vk::Kernels::full(Shape{2}, vk::ScalarArg::of(1.0), DType::F16, VulkanDevice{}); }).find("not supported on Vulkan"),
               std::string::npos);

@@ -98,7 +98,8 @@ CpuTensor bool_mask(CpuTensor mask) {
 }  // namespace
 
 CpuTensor Kernels::mask_where(CpuTensor t, CpuTensor mask, CpuTensor value) {
-    assert(backend::broadcasts_to(mask.shape, t.shape) && broadcasts_to(value.shape, t.shape));
+    assert(backend::broadcasts_to(mask.shape, t.shape) &&
+           backend::broadcasts_to(value.shape, t.shape));
     mask = bool_mask(std::move(mask));
     if (value.dtype != t.dtype) value = cast(std::move(value), t.dtype);
     CpuTensor out = output_for(t, t.shape, t.dtype);

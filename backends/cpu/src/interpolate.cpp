@@ -152,7 +152,8 @@ CpuTensor Kernels::interpolate(CpuTensor x, std::array<std::size_t, 2> output_si
     CpuTensor y = alloc(Shape{x.shape[0], x.shape[1], d.OH, d.OW}, x.dtype);
     dispatch_float(x.dtype, "interpolate", [&](auto e) {
         using E = decltype(e);
-        const Taps<E> th = backend::interpolation_taps<E>(d.H, d.OH, options), tw = backend::interpolation_taps<E>(d.W, d.OW, options);
+        const Taps<E> th = backend::interpolation_taps<E>(d.H, d.OH, options);
+        const Taps<E> tw = backend::interpolation_taps<E>(d.W, d.OW, options);
         const E* src = x.data<E>();
         E* dst = y.data<E>();
         switch (options.mode) {
@@ -173,7 +174,8 @@ CpuTensor Kernels::interpolate_backward(CpuTensor x, CpuTensor grad, std::array<
     CpuTensor gx = alloc(x.shape, x.dtype);  // each plane is zeroed by its kernel
     dispatch_float(x.dtype, op, [&](auto e) {
         using E = decltype(e);
-        const Taps<E> th = backend::interpolation_taps<E>(d.H, d.OH, options), tw = backend::interpolation_taps<E>(d.W, d.OW, options);
+        const Taps<E> th = backend::interpolation_taps<E>(d.H, d.OH, options);
+        const Taps<E> tw = backend::interpolation_taps<E>(d.W, d.OW, options);
         const E* g = grad.data<E>();
         E* dst = gx.data<E>();
         switch (options.mode) {

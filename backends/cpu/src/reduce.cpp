@@ -603,7 +603,8 @@ CpuTensor Kernels::reduce_all(ReduceOp op, CpuTensor t) {
     assert(dt != DType::Bool);
     const size_t n = t.num_elements();
     if (n == 0) {
-        assert(op == ReduceOp::Sum || op == ReduceOp::Prod || (op == ReduceOp::Mean && is_float(dt)));
+        assert(op == ReduceOp::Sum || op == ReduceOp::Prod ||
+               (op == ReduceOp::Mean && is_float(dt)));
         return cpu::full(Shape{1}, backend::empty_reduction(op), dt);
     }
     CpuTensor out = alloc(Shape{1}, dt);
@@ -620,7 +621,8 @@ CpuTensor Kernels::reduce_dim(ReduceOp op, CpuTensor t, std::size_t dim) {
     const DType dt = t.dtype;
     const Shape shape = kept_shape(t.shape, dim);
     if (t.shape[dim] == 0) {
-        assert(op == ReduceOp::Sum || op == ReduceOp::Prod || (op == ReduceOp::Mean && is_float(dt)));
+        assert(op == ReduceOp::Sum || op == ReduceOp::Prod ||
+               (op == ReduceOp::Mean && is_float(dt)));
         return cpu::full(shape, backend::empty_reduction(op), dt);
     }
     CpuTensor out = alloc(shape, dt);

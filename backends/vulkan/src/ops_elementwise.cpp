@@ -341,7 +341,8 @@ VulkanTensor Kernels::compare_scalar(CmpOp op, VulkanTensor lhs, ScalarArg rhs) 
 }
 
 VulkanTensor Kernels::mask_where(VulkanTensor t, VulkanTensor mask, VulkanTensor value) {
-    assert(backend::broadcasts_to(mask.shape, t.shape) && backend::broadcasts_to(value.shape, t.shape));
+    assert(backend::broadcasts_to(mask.shape, t.shape) &&
+           backend::broadcasts_to(value.shape, t.shape));
     check_dtype("mask_where", t.dtype);
     if (value.dtype != t.dtype) value = cast(std::move(value), t.dtype);
     mask = bool_mask(std::move(mask));

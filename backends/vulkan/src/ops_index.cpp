@@ -274,7 +274,8 @@ VulkanTensor Kernels::argwhere(VulkanTensor t, DType index_dtype) {
 }
 
 VulkanTensor Kernels::embedding(VulkanTensor weights, VulkanTensor indices) {
-    assert(weights.rank() == 2 && indices.rank() < Shape::max_rank && is_index_dtype(indices.dtype));
+    assert(weights.rank() == 2 && indices.rank() < Shape::max_rank);
+    assert(is_index_dtype(indices.dtype));
     const std::size_t n = weights.shape[0], d = weights.shape[1];
     const bool scalar = indices.rank() == 0;
     if (scalar) {

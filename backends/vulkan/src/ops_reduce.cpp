@@ -45,7 +45,9 @@ bool use_subgroups(const Context& ctx) {
 }
 
 /// The numeric dtypes of Vulkan (bool tensors go through any / all).
-constexpr bool numeric(DType dt) { return dt == DType::F32 || dt == DType::I32 || dt == DType::I64; }
+constexpr bool numeric(DType dt) {
+    return dt == DType::F32 || dt == DType::I32 || dt == DType::I64;
+}
 
 /// A new contiguous tensor of `shape` with every element `value` (written from the host).
 VulkanTensor host_full(const Shape& shape, DType dt, double f, std::int64_t i, const VulkanDevice& device) {
@@ -169,7 +171,8 @@ void launch_reduce(const VulkanTensor& t, const VulkanTensor& out, std::uint32_t
 
 /// A reduction over no elements, of `shape`: 0 (sum), 1 (prod) or NaN (mean of floats).
 VulkanTensor empty_reduction(ReduceOp op, const Shape& shape, const VulkanTensor& t) {
-    assert(op == ReduceOp::Sum || op == ReduceOp::Prod || (op == ReduceOp::Mean && t.dtype == DType::F32));
+    assert(op == ReduceOp::Sum || op == ReduceOp::Prod ||
+           (op == ReduceOp::Mean && t.dtype == DType::F32));
     const ScalarArg v = backend::empty_reduction(op);
     return host_full(shape, t.dtype, v.f, v.i, t.device);
 }
