@@ -7,6 +7,8 @@
 
 #include <random>
 #include <span>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -94,6 +96,24 @@ void expect_same(const Tensor<VB, D, K>& vk, const Tensor<CB, D, K>& cpu, Tolera
     ASSERT_EQ(a.shape, b.shape);
     ASSERT_EQ(a.dtype, b.dtype);
     a.assert_approx_eq(b, tol);
+}
+
+/// Calls `f` with the Vulkan tensor `v` and with the CPU tensor `c`: both calls throw the same
+/// burn::Error, containing `needle`. Invalid arguments are the Tensor layer's errors, raised
+/// before any kernel runs, so they do not depend on the backend.
+template <class TV, class TC, class F>
+void expect_same_error(const TV& v, const TC& c, F&& f, std::string_view needle) {
+    auto message = [&](const auto& t) -> std::string {
+        try {
+            (void)f(t);
+        } catch (const Error& e) {
+            return e.what();
+        }
+        return "(no error)";
+    };
+    const std::string on_vulkan = message(v), on_cpu = message(c);
+    EXPECT_NE(on_vulkan.find(needle), std::string::npos) << on_vulkan;
+    EXPECT_EQ(on_vulkan, on_cpu);
 }
 
 }  // namespace burn::vktest

@@ -36,10 +36,10 @@ namespace {
 /// L2-sized im2col panels: measured best between 256 KiB and 1 MiB on the dev machine (1 MiB L2).
 constexpr std::size_t kPanelBytes = 512 * 1024;
 
-struct Geo {
-    std::size_t batch = 0, cin = 0, cout = 0, groups = 1;
-    std::array<std::int64_t, 3> in{1, 1, 1}, out{1, 1, 1}, k{1, 1, 1}, s{1, 1, 1}, p{0, 0, 0},
-        d{1, 1, 1};
+/// The geometry of a convolution (burn/backend/shapes.hpp) and the sizes its kernels use.
+struct Geo : backend::ConvGeometry {
+    Geo() = default;
+    Geo(const backend::ConvGeometry& g) : backend::ConvGeometry(g) {}  // NOLINT(*-explicit-*)
 
     std::size_t cg() const { return cin / groups; }    // input channels per group
     std::size_t og() const { return cout / groups; }   // output channels per group
@@ -54,32 +54,6 @@ struct Geo {
         return true;
     }
 };
-
-/// Geometry of a convolution from `input` [B, Cin, I...] to `out_spatial`, weight dims `w`.
-Geo make_geo(const Shape& input, const Shape& w, std::size_t cout,
-             const std::array<std::size_t, 3>& out_spatial, const SpatialArgs& a) {
-    Geo g;
-    const std::size_t n = a.n, off = 3 - n;
-    g.batch = input[0];
-    g.cin = input[1];
-    g.cout = cout;
-    g.groups = a.groups;
-    for (std::size_t i = 0; i < n; ++i) {
-        g.in[off + i] = static_cast<std::int64_t>(input[2 + i]);
-        g.out[off + i] = static_cast<std::int64_t>(out_spatial[i]);
-        g.k[off + i] = static_cast<std::int64_t>(w[2 + i]);
-        g.s[off + i] = static_cast<std::int64_t>(a.stride[i]);
-        g.p[off + i] = static_cast<std::int64_t>(a.padding[i]);
-        g.d[off + i] = static_cast<std::int64_t>(a.dilation[i]);
-    }
-    return g;
-}
-
-std::array<std::size_t, 3> spatial_of(const Shape& s) {
-    std::array<std::size_t, 3> r{1, 1, 1};
-    for (std::size_t i = 2; i < s.rank(); ++i) r[i - 2] = s[i];
-    return r;
-}
 
 /// Visits the im2col panel of one group's input x [cg, I...] for output columns [l0, l1): for
 /// every panel row and every run of columns sharing (od, oh), calls
@@ -713,24 +687,6 @@ std::optional<CpuTensor> input_by_full_conv(const Geo& g, const CpuTensor& out_g
     return in_grad;
 }
 
-/// Output shape of a convolution of x by w.
-Shape conv_out_shape(const CpuTensor& x, const CpuTensor& w, const SpatialArgs& a) {
-    Shape s{x.shape[0], w.shape[0]};
-    for (std::size_t i = 0; i < a.n; ++i)
-        s.push_back(conv_output_size(x.shape[2 + i], w.shape[2 + i], a.stride[i], a.padding[i],
-                                     a.dilation[i]));
-    return s;
-}
-
-/// Output shape of a transposed convolution of x by w ([Cin, Cout / G, K...]).
-Shape conv_transpose_out_shape(const CpuTensor& x, const CpuTensor& w, const SpatialArgs& a) {
-    Shape s{x.shape[0], w.shape[1] * a.groups};
-    for (std::size_t i = 0; i < a.n; ++i)
-        s.push_back(conv_transpose_output_size(x.shape[2 + i], w.shape[2 + i], a.stride[i],
-                                               a.padding[i], a.padding_out[i], a.dilation[i]));
-    return s;
-}
-
 /// Adds bias[c] to every element of channel c of a [B, C, ...] dense tensor.
 void add_channel_bias(CpuTensor& out, const CpuTensor& bias) {
     const CpuTensor bc = contiguous(bias);
@@ -755,19 +711,19 @@ void add_channel_bias(CpuTensor& out, const CpuTensor& bias) {
 }  // namespace
 
 CpuTensor Kernels::conv(CpuTensor x, CpuTensor w, std::optional<CpuTensor> bias, const SpatialArgs& a) {
-    const Shape out = conv_out_shape(x, w, a);
-    const Geo g = make_geo(x.shape, w.shape, w.shape[0], spatial_of(out), a);
+    const Shape out = backend::conv_shape(x.shape, w.shape, a);
+    const Geo g = backend::conv_geometry(x.shape, w.shape, out, a);
     return run_forward(g, x, w, bias, out);
 }
 
 CpuTensor Kernels::conv_x_backward(CpuTensor x, CpuTensor w, CpuTensor grad, const SpatialArgs& a) {
-    const Geo g = make_geo(x.shape, w.shape, w.shape[0], spatial_of(grad.shape), a);
+    const Geo g = backend::conv_geometry(x.shape, w.shape, grad.shape, a);
     if (auto r = input_by_full_conv(g, grad, w, x.shape)) return std::move(*r);
     return run_input(g, grad, w, x.shape);
 }
 
 CpuTensor Kernels::conv_weight_backward(CpuTensor x, CpuTensor w, CpuTensor grad, const SpatialArgs& a) {
-    const Geo g = make_geo(x.shape, w.shape, w.shape[0], spatial_of(grad.shape), a);
+    const Geo g = backend::conv_geometry(x.shape, w.shape, grad.shape, a);
     return run_weight(g, x, grad, w.shape);
 }
 
@@ -783,8 +739,8 @@ CpuTensor Kernels::conv_bias_backward(CpuTensor grad) {
 CpuTensor Kernels::conv_transpose(CpuTensor x, CpuTensor w, std::optional<CpuTensor> bias,
                          const SpatialArgs& a) {
     // The input-gradient of the convolution (weight w) that maps the output back onto x.
-    const Shape out = conv_transpose_out_shape(x, w, a);
-    const Geo g = make_geo(out, w.shape, w.shape[0], spatial_of(x.shape), a);
+    const Shape out = backend::conv_transpose_shape(x.shape, w.shape, a);
+    const Geo g = backend::conv_geometry(out, w.shape, x.shape, a);
     CpuTensor y = run_input(g, x, w, out);
     if (bias && y.num_elements() > 0) add_channel_bias(y, *bias);
     return y;
@@ -792,13 +748,13 @@ CpuTensor Kernels::conv_transpose(CpuTensor x, CpuTensor w, std::optional<CpuTen
 
 CpuTensor Kernels::conv_transpose_x_backward(CpuTensor x, CpuTensor w, CpuTensor grad,
                                     const SpatialArgs& a) {
-    const Geo g = make_geo(grad.shape, w.shape, w.shape[0], spatial_of(x.shape), a);
+    const Geo g = backend::conv_geometry(grad.shape, w.shape, x.shape, a);
     return run_forward(g, grad, w, std::nullopt, x.shape);
 }
 
 CpuTensor Kernels::conv_transpose_weight_backward(CpuTensor x, CpuTensor w, CpuTensor grad,
                                          const SpatialArgs& a) {
-    const Geo g = make_geo(grad.shape, w.shape, w.shape[0], spatial_of(x.shape), a);
+    const Geo g = backend::conv_geometry(grad.shape, w.shape, x.shape, a);
     return run_weight(g, grad, x, w.shape);
 }
 

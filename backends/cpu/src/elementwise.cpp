@@ -8,28 +8,11 @@ using namespace ew;  // NOLINT(google-build-using-namespace): private kernel mac
 
 namespace {
 
-const char* binary_name(BinaryOp op) {
-    switch (op) {
-        case BinaryOp::Add: return "add";
-        case BinaryOp::Sub: return "sub";
-        case BinaryOp::Mul: return "mul";
-        case BinaryOp::Div: return "div";
-        case BinaryOp::Rem: return "remainder";
-        case BinaryOp::Pow: return "pow";
-        case BinaryOp::Max: return "max_pair";
-        case BinaryOp::Min: return "min_pair";
-        case BinaryOp::And: return "bool_and";
-        case BinaryOp::Or: return "bool_or";
-    }
-    return "binary";
-}
-
 /// Runs a binary arithmetic op (same dtype in and out) on views a, b into out.
 void binary_into(BinaryOp op, DType dt, const View& a, const View& b, const CpuTensor& out) {
-    const char* name = binary_name(op);
+    const char* name = backend::op_name(op);
     if (op == BinaryOp::And || op == BinaryOp::Or) {
-        BURN_CHECK(dt == DType::Bool || dt == DType::U8, name, ": expected bool tensors, got ",
-                   dtype_name(dt));
+        assert(dt == DType::Bool || dt == DType::U8);
         if (op == BinaryOp::And) run_binary<std::uint8_t, std::uint8_t>(a, b, out, BAnd{});
         else run_binary<std::uint8_t, std::uint8_t>(a, b, out, BOr{});
         return;
@@ -53,22 +36,19 @@ void binary_into(BinaryOp op, DType dt, const View& a, const View& b, const CpuT
 }  // namespace
 
 CpuTensor Kernels::binary(BinaryOp op, CpuTensor lhs, CpuTensor rhs) {
-    const char* name = binary_name(op);
     if (rhs.dtype != lhs.dtype) rhs = cast(std::move(rhs), lhs.dtype);
-    const Shape shape = broadcast_shapes(lhs.shape, rhs.shape, name);
+    const Shape shape = broadcast_shapes(lhs.shape, rhs.shape, backend::op_name(op));
     const DType dt = lhs.dtype;
-    if (op != BinaryOp::And && op != BinaryOp::Or)
-        BURN_CHECK(dt != DType::Bool, name, ": unsupported dtype bool");
+    assert(dt != DType::Bool || op == BinaryOp::And || op == BinaryOp::Or);
     CpuTensor out = output_for(lhs, rhs, shape, dt);
     binary_into(op, dt, view_of(lhs, shape), view_of(rhs, shape), out);
     return out;
 }
 
 CpuTensor Kernels::binary_scalar(BinaryOp op, CpuTensor lhs, ScalarArg rhs) {
-    const char* name = binary_name(op);
+    const char* name = backend::op_name(op);
     const DType dt = lhs.dtype;
-    if (op != BinaryOp::And && op != BinaryOp::Or)
-        BURN_CHECK(dt != DType::Bool, name, ": unsupported dtype bool");
+    assert(dt != DType::Bool || op == BinaryOp::And || op == BinaryOp::Or);
 
     // x^p for common float exponents as cheaper (vectorised) maps, as PyTorch does.
     if (op == BinaryOp::Pow && is_float(dt)) {
@@ -111,17 +91,6 @@ CpuTensor Kernels::binary_scalar(BinaryOp op, CpuTensor lhs, ScalarArg rhs) {
 }
 
 namespace {
-/// Checks that `what` (a shape) broadcasts to `target` without growing it.
-void check_broadcasts_to(const Shape& what, const Shape& target, const char* op, const char* name) {
-    bool ok = what.rank() <= target.rank();
-    for (std::size_t i = 0; ok && i < what.rank(); ++i) {
-        const std::size_t d = what[what.rank() - 1 - i], t = target[target.rank() - 1 - i];
-        ok = d == t || d == 1;
-    }
-    BURN_CHECK(ok, op, ": ", name, " of shape ", what, " cannot be broadcast to the tensor's shape ",
-               target);
-}
-
 CpuTensor bool_mask(CpuTensor mask) {
     if (mask.dtype == DType::Bool || mask.dtype == DType::U8) return mask;
     return cast(std::move(mask), DType::Bool);
@@ -129,8 +98,8 @@ CpuTensor bool_mask(CpuTensor mask) {
 }  // namespace
 
 CpuTensor Kernels::mask_where(CpuTensor t, CpuTensor mask, CpuTensor value) {
-    check_broadcasts_to(mask.shape, t.shape, "mask_where", "mask");
-    check_broadcasts_to(value.shape, t.shape, "mask_where", "value");
+    assert(backend::broadcasts_to(mask.shape, t.shape) &&
+           backend::broadcasts_to(value.shape, t.shape));
     mask = bool_mask(std::move(mask));
     if (value.dtype != t.dtype) value = cast(std::move(value), t.dtype);
     CpuTensor out = output_for(t, t.shape, t.dtype);
@@ -140,7 +109,7 @@ CpuTensor Kernels::mask_where(CpuTensor t, CpuTensor mask, CpuTensor value) {
 }
 
 CpuTensor Kernels::mask_fill(CpuTensor t, CpuTensor mask, ScalarArg value) {
-    check_broadcasts_to(mask.shape, t.shape, "mask_fill", "mask");
+    assert(backend::broadcasts_to(mask.shape, t.shape));
     mask = bool_mask(std::move(mask));
     CpuTensor out = output_for(t, t.shape, t.dtype);
     const View a = view_of(t, t.shape), m = view_of(mask, t.shape);

@@ -40,16 +40,11 @@ E* base_ptr(const CpuTensor& t) {
     return reinterpret_cast<E*>(t.buffer->data());
 }
 
-/// Indices as I64 or I32 (narrower ints are widened); anything else is an error.
-CpuTensor index_tensor(CpuTensor idx, const char* op) {
+/// Indices (an int tensor) as I64 or I32: narrower ints are widened.
+CpuTensor index_tensor(CpuTensor idx) {
+    assert(is_int(idx.dtype));
     if (idx.dtype == DType::I64 || idx.dtype == DType::I32) return idx;
-    if (idx.dtype == DType::I16 || idx.dtype == DType::I8 || idx.dtype == DType::U8)
-        return cast(std::move(idx), DType::I64);
-    detail::fail(op, ": indices must have an integer dtype, got ", dtype_name(idx.dtype));
-}
-
-void check_index_dtype(DType d, const char* op) {
-    BURN_CHECK(is_int(d), op, ": the index dtype must be an integer dtype, got ", dtype_name(d));
+    return cast(std::move(idx), DType::I64);
 }
 
 [[noreturn, gnu::noinline, gnu::cold]] void index_error(const char* op, std::int64_t k,
@@ -389,57 +384,24 @@ void scatter_impl(CpuTensor& out, std::size_t dim, const Shape& iter, const Stri
 // ---- slice_assign -------------------------------------------------------------------------------
 
 CpuTensor Kernels::slice_assign(CpuTensor t, std::span<const SliceRange> ranges, CpuTensor values) {
-    const std::size_t rank = t.rank();
-    BURN_CHECK(ranges.size() <= rank, "slice_assign: ", ranges.size(),
-               " ranges for a tensor of rank ", rank);
-    BURN_CHECK(values.dtype == t.dtype, "slice_assign: the values have dtype ",
-               dtype_name(values.dtype), " but the tensor has dtype ", dtype_name(t.dtype));
-    Shape region = t.shape;
-    for (std::size_t d = 0; d < ranges.size(); ++d) {
-        const SliceRange& r = ranges[d];
-        BURN_CHECK(r.step > 0, "slice_assign: the step of dim ", d, " must be positive");
-        BURN_CHECK(r.len == 0 ||
-                       (r.start < t.shape[d] && (r.len - 1) <= (t.shape[d] - 1 - r.start) / r.step),
-                   "slice_assign: range start ", r.start, " len ", r.len, " step ", r.step,
-                   " is out of bounds for dim ", d, " with size ", t.shape[d]);
-        region[d] = r.len;
-    }
-    BURN_CHECK(values.shape == region, "slice_assign: values of shape ", values.shape,
-               " do not match the slice shape ", region);
+    assert(values.dtype == t.dtype);
     CpuTensor out = writable(std::move(t));
+    backend::StridedLayout region = out;  // the view of the ranges (bounds asserted by view::slice)
+    backend::view::slice(region, ranges);
+    assert(values.shape == region.shape);
     if (region.num_elements() == 0) return out;
-    Strides st = out.strides;
-    std::int64_t off = out.offset;
-    for (std::size_t d = 0; d < ranges.size(); ++d) {
-        off += static_cast<std::int64_t>(ranges[d].start) * st[d];
-        st[d] *= static_cast<std::int64_t>(ranges[d].step);
-    }
-    dispatch_bytes(out.dtype, [&](auto e) { copy_view<decltype(e)>(out, off, st, values); });
+    dispatch_bytes(out.dtype, [&](auto e) {
+        copy_view<decltype(e)>(out, region.offset, region.strides, values);
+    });
     return out;
 }
 
 // ---- cat / repeat_dim ---------------------------------------------------------------------------
 
 CpuTensor Kernels::cat(std::vector<CpuTensor> tensors, std::size_t dim) {
-    BURN_CHECK(!tensors.empty(), "cat: no tensors to concatenate");
-    const Shape& first = tensors[0].shape;
+    const Shape out_shape = backend::cat_shape(tensors, dim);
     const DType dtype = tensors[0].dtype;
-    BURN_CHECK(dim < first.rank(), "cat: dim ", dim, " is out of range for rank ", first.rank());
-    std::size_t total = 0;
-    for (std::size_t i = 0; i < tensors.size(); ++i) {
-        const CpuTensor& x = tensors[i];
-        BURN_CHECK(x.dtype == dtype, "cat: tensor ", i, " has dtype ", dtype_name(x.dtype),
-                   " but tensor 0 has dtype ", dtype_name(dtype));
-        bool same = x.rank() == first.rank();
-        for (std::size_t d = 0; same && d < first.rank(); ++d)
-            same = d == dim || x.shape[d] == first[d];
-        BURN_CHECK(same, "cat: tensor ", i, " has shape ", x.shape, " but tensor 0 has shape ",
-                   first, " (they may differ only in dim ", dim, ")");
-        BURN_CHECK(!__builtin_add_overflow(total, x.shape[dim], &total),
-                   "cat: the output is too large");
-    }
-    Shape out_shape = first;
-    out_shape[dim] = total;
+    for ([[maybe_unused]] const CpuTensor& x : tensors) assert(x.dtype == dtype);
     check_output_size(out_shape, dtype, "cat");
     if (tensors.size() == 1) return contiguous(std::move(tensors[0]));
     CpuTensor out = alloc(out_shape, dtype);
@@ -465,11 +427,8 @@ CpuTensor Kernels::cat(std::vector<CpuTensor> tensors, std::size_t dim) {
 }
 
 CpuTensor Kernels::repeat_dim(CpuTensor t, std::size_t dim, std::size_t times) {
-    BURN_CHECK(dim < t.rank(), "repeat_dim: dim ", dim, " is out of range for rank ", t.rank());
     if (times == 1) return t;
-    Shape out_shape = t.shape;
-    BURN_CHECK(!__builtin_mul_overflow(t.shape[dim], times, &out_shape[dim]),
-               "repeat_dim: the output is too large");
+    const Shape out_shape = backend::repeat_dim_shape(t.shape, dim, times);
     check_output_size(out_shape, t.dtype, "repeat_dim");
     CpuTensor out = alloc(out_shape, t.dtype);
     if (out.num_elements() == 0) return out;
@@ -505,35 +464,18 @@ CpuTensor Kernels::repeat_dim(CpuTensor t, std::size_t dim, std::size_t times) {
 // ---- gather / scatter_add / select / select_add -------------------------------------------------
 
 CpuTensor Kernels::gather(std::size_t dim, CpuTensor t, CpuTensor indices) {
-    const std::size_t rank = t.rank();
-    BURN_CHECK(dim < rank, "gather: dim ", dim, " is out of range for rank ", rank);
-    BURN_CHECK(indices.rank() == rank, "gather: indices of shape ", indices.shape,
-               " must have the rank of the tensor of shape ", t.shape);
-    for (std::size_t d = 0; d < rank; ++d)
-        BURN_CHECK(d == dim || indices.shape[d] <= t.shape[d], "gather: indices of shape ",
-                   indices.shape, " are larger than the tensor of shape ", t.shape, " in dim ", d);
-    indices = index_tensor(std::move(indices), "gather");
+    assert(dim < t.rank() && indices.rank() == t.rank());
+    for (std::size_t d = 0; d < t.rank(); ++d) assert(d == dim || indices.shape[d] <= t.shape[d]);
+    indices = index_tensor(std::move(indices));
     CpuTensor out = alloc(indices.shape, t.dtype);
     gather_impl("gather", t, dim, indices.shape, indices.strides, indices, out);
     return out;
 }
 
 CpuTensor Kernels::scatter_add(std::size_t dim, CpuTensor t, CpuTensor indices, CpuTensor values) {
-    const std::size_t rank = t.rank();
-    BURN_CHECK(dim < rank, "scatter_add: dim ", dim, " is out of range for rank ", rank);
-    BURN_CHECK(values.dtype == t.dtype, "scatter_add: the values have dtype ",
-               dtype_name(values.dtype), " but the tensor has dtype ", dtype_name(t.dtype));
-    BURN_CHECK(indices.rank() == rank && values.rank() == rank, "scatter_add: tensor ", t.shape,
-               ", indices ", indices.shape, " and values ", values.shape,
-               " must have the same rank");
-    for (std::size_t d = 0; d < rank; ++d) {
-        BURN_CHECK(indices.shape[d] <= values.shape[d], "scatter_add: indices of shape ",
-                   indices.shape, " are larger than the values of shape ", values.shape, " in dim ",
-                   d);
-        BURN_CHECK(d == dim || indices.shape[d] <= t.shape[d], "scatter_add: indices of shape ",
-                   indices.shape, " are larger than the tensor of shape ", t.shape, " in dim ", d);
-    }
-    indices = index_tensor(std::move(indices), "scatter_add");
+    assert(dim < t.rank() && values.dtype == t.dtype);
+    assert(indices.rank() == t.rank() && values.rank() == t.rank());
+    indices = index_tensor(std::move(indices));
     validate_indices("scatter_add", indices, t.shape[dim], dim);
     CpuTensor out = writable(std::move(t));
     scatter_impl(out, dim, indices.shape, indices.strides, indices, values.strides, values);
@@ -541,9 +483,8 @@ CpuTensor Kernels::scatter_add(std::size_t dim, CpuTensor t, CpuTensor indices, 
 }
 
 CpuTensor Kernels::select(CpuTensor t, std::size_t dim, CpuTensor indices) {
-    BURN_CHECK(dim < t.rank(), "select: dim ", dim, " is out of range for rank ", t.rank());
-    BURN_CHECK(indices.rank() == 1, "select: indices must have rank 1, got shape ", indices.shape);
-    indices = index_tensor(std::move(indices), "select");
+    assert(dim < t.rank() && indices.rank() == 1);
+    indices = index_tensor(std::move(indices));
     Shape out_shape = t.shape;
     out_shape[dim] = indices.shape[0];
     CpuTensor out = alloc(out_shape, t.dtype);
@@ -554,16 +495,9 @@ CpuTensor Kernels::select(CpuTensor t, std::size_t dim, CpuTensor indices) {
 }
 
 CpuTensor Kernels::select_add(CpuTensor t, std::size_t dim, CpuTensor indices, CpuTensor values) {
-    BURN_CHECK(dim < t.rank(), "select_add: dim ", dim, " is out of range for rank ", t.rank());
-    BURN_CHECK(indices.rank() == 1, "select_add: indices must have rank 1, got shape ",
-               indices.shape);
-    BURN_CHECK(values.dtype == t.dtype, "select_add: the values have dtype ",
-               dtype_name(values.dtype), " but the tensor has dtype ", dtype_name(t.dtype));
-    Shape expected = t.shape;
-    expected[dim] = indices.shape[0];
-    BURN_CHECK(values.shape == expected, "select_add: values of shape ", values.shape,
-               " do not match the expected shape ", expected);
-    indices = index_tensor(std::move(indices), "select_add");
+    assert(dim < t.rank() && indices.rank() == 1 && values.dtype == t.dtype);
+    assert(values.rank() == t.rank() && values.shape[dim] == indices.shape[0]);
+    indices = index_tensor(std::move(indices));
     validate_indices("select_add", indices, t.shape[dim], dim);
     CpuTensor out = writable(std::move(t));
     Strides idx_st{};
@@ -575,7 +509,7 @@ CpuTensor Kernels::select_add(CpuTensor t, std::size_t dim, CpuTensor indices, C
 // ---- argwhere / arange --------------------------------------------------------------------------
 
 CpuTensor Kernels::argwhere(CpuTensor t, DType index_dtype) {
-    check_index_dtype(index_dtype, "argwhere");
+    assert(is_int(index_dtype));
     const std::size_t rank = t.rank();
     const std::size_t n = t.num_elements();
     std::size_t max_dim = 0;
@@ -645,17 +579,7 @@ CpuTensor Kernels::argwhere(CpuTensor t, DType index_dtype) {
 
 CpuTensor Kernels::arange(std::int64_t start, std::int64_t end, std::int64_t step, DType dtype,
                           const CpuDevice&) {
-    BURN_CHECK(step != 0, "arange: the step must not be zero");
-    // Unsigned arithmetic: the distance between two int64 values may not fit in an int64.
-    std::uint64_t n = 0;
-    if ((step > 0 && end > start) || (step < 0 && end < start)) {
-        const std::uint64_t dist =
-            step > 0 ? static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(start)
-                     : static_cast<std::uint64_t>(start) - static_cast<std::uint64_t>(end);
-        const std::uint64_t s = step > 0 ? static_cast<std::uint64_t>(step)
-                                         : std::uint64_t{0} - static_cast<std::uint64_t>(step);
-        n = dist / s + (dist % s != 0);
-    }
+    const std::uint64_t n = backend::arange_length(start, end, step);
     const Shape shape{static_cast<std::size_t>(n)};
     check_output_size(shape, dtype, "arange");
     CpuTensor out = alloc(shape, dtype);

@@ -7,12 +7,14 @@
 #include <tbb/parallel_for.h>
 
 #include <array>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <utility>
 
 #include "burn/backend/cpu/kernels.hpp"
+#include "burn/backend/shapes.hpp"
 #include "burn/tensor/error.hpp"
 
 namespace burn::cpu {

@@ -1,21 +1,16 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // interpolate (nearest, bilinear, bicubic) and its backward over x [b, c, h, w], with the source
-// coordinates of PyTorch's F.interpolate(size=...):
-//   nearest:  src = min(floor(dst * (in / out)), in - 1), the scale in single precision as torch;
-//   linear:   align_corners: src = dst * (in - 1) / (out - 1); otherwise
-//             src = (dst + 0.5) * in / out - 0.5, clamped at 0 for bilinear (not for bicubic);
-//   bilinear: rows floor(src) and the next one (clamped), weights 1 - t and t;
-//   bicubic:  Keys' cubic convolution (A = -0.75) over floor(src) - 1 .. floor(src) + 2, each
-//             index clamped to the border.
-// Per-dim index and weight tables are computed once. Each output row is interpolated vertically
-// into a dense row buffer first (vectorised), then horizontally by gathering from that buffer; the
-// backward runs the same two steps transposed. Forward is parallel over output rows, backward over
-// planes (the rows of one plane scatter into the same input rows).
+// coordinates of PyTorch's F.interpolate(size=...) as tap tables (burn/backend/interpolate.hpp),
+// computed once per dim. Each output row is interpolated vertically into a dense row buffer first
+// (vectorised), then horizontally by gathering from that buffer; the backward runs the same two
+// steps transposed. Forward is parallel over output rows, backward over planes (the rows of one
+// plane scatter into the same input rows).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
+#include "burn/backend/interpolate.hpp"
 #include "internal.hpp"
 
 namespace burn::cpu {
@@ -30,103 +25,8 @@ decltype(auto) dispatch_float(DType d, const char* op, F&& f) {
     detail::fail(op, ": expected a float tensor, got ", dtype_name(d));
 }
 
-/// Source indices and weights of every output index along one dim: output o reads `taps` input
-/// indices idx[o * taps + j] with weights w[o * taps + j].
 template <class E>
-struct Taps {
-    std::size_t taps = 1;
-    std::vector<i64> idx;
-    std::vector<E> w;
-};
-
-template <class E>
-Taps<E> nearest_taps(std::size_t in, std::size_t out) {
-    Taps<E> t;
-    t.idx.resize(out), t.w.assign(out, E(1));
-    const float scale = static_cast<float>(in) / static_cast<float>(out);
-    for (std::size_t o = 0; o < out; ++o) {
-        i64 s;
-        if (out == in) s = static_cast<i64>(o);
-        else if (out == 2 * in) s = static_cast<i64>(o >> 1);
-        else s = static_cast<i64>(std::floor(static_cast<float>(o) * scale));
-        t.idx[o] = std::min(s, static_cast<i64>(in) - 1);
-    }
-    return t;
-}
-
-/// PyTorch's area_pixel_compute_scale (no scale factor given).
-template <class E>
-E pixel_scale(std::size_t in, std::size_t out, bool align_corners) {
-    if (align_corners) return out > 1 ? static_cast<E>(in - 1) / static_cast<E>(out - 1) : E(0);
-    return static_cast<E>(in) / static_cast<E>(out);
-}
-
-template <class E>
-E source_coord(E scale, std::size_t dst, bool align_corners, bool cubic) {
-    if (align_corners) return scale * static_cast<E>(dst);
-    const E s = scale * (static_cast<E>(dst) + E(0.5)) - E(0.5);
-    return !cubic && s < E(0) ? E(0) : s;
-}
-
-template <class E>
-Taps<E> linear_taps(std::size_t in, std::size_t out, bool align_corners) {
-    Taps<E> t;
-    t.taps = 2;
-    t.idx.resize(2 * out), t.w.resize(2 * out);
-    const E scale = pixel_scale<E>(in, out, align_corners);
-    const i64 last = static_cast<i64>(in) - 1;
-    for (std::size_t o = 0; o < out; ++o) {
-        i64 i0;
-        E l1;
-        if (in == out && !align_corners) {
-            i0 = static_cast<i64>(o), l1 = E(0);
-        } else {
-            const E src = source_coord(scale, o, align_corners, false);
-            i0 = std::min(static_cast<i64>(src), last);
-            l1 = src - static_cast<E>(i0);
-        }
-        t.idx[2 * o] = i0;
-        t.idx[2 * o + 1] = i0 + (i0 < last ? 1 : 0);
-        t.w[2 * o] = E(1) - l1;
-        t.w[2 * o + 1] = l1;
-    }
-    return t;
-}
-
-template <class E>
-Taps<E> cubic_taps(std::size_t in, std::size_t out, bool align_corners) {
-    constexpr E A = E(-0.75);
-    // Keys' kernel for |x| <= 1 and for 1 < |x| < 2.
-    auto near = [](E x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };
-    auto far = [](E x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };
-    Taps<E> t;
-    t.taps = 4;
-    t.idx.resize(4 * out), t.w.resize(4 * out);
-    const E scale = pixel_scale<E>(in, out, align_corners);
-    const i64 last = static_cast<i64>(in) - 1;
-    for (std::size_t o = 0; o < out; ++o) {
-        const E src = source_coord(scale, o, align_corners, true);
-        const E fl = std::floor(src);
-        const i64 i = static_cast<i64>(fl);
-        const E x = src - fl;
-        const E w[4] = {far(x + 1), near(x), near(1 - x), far(2 - x)};
-        for (int j = 0; j < 4; ++j) {
-            t.idx[4 * o + j] = std::clamp<i64>(i - 1 + j, 0, last);
-            t.w[4 * o + j] = w[j];
-        }
-    }
-    return t;
-}
-
-template <class E>
-Taps<E> make_taps(std::size_t in, std::size_t out, const InterpolateOptions& o) {
-    switch (o.mode) {
-        case InterpolateMode::Nearest: return nearest_taps<E>(in, out);
-        case InterpolateMode::Bilinear: return linear_taps<E>(in, out, o.align_corners);
-        case InterpolateMode::Bicubic: return cubic_taps<E>(in, out, o.align_corners);
-    }
-    detail::fail("interpolate: unknown mode");
-}
+using Taps = backend::InterpolationTaps<E>;
 
 struct Dims {
     std::size_t planes, H, W, OH, OW;
@@ -238,10 +138,8 @@ void separable_backward(const E* __restrict gy, E* __restrict gx, const Dims& d,
     });
 }
 
-Dims dims_of(const Shape& x, std::array<std::size_t, 2> out, const char* op) {
-    BURN_CHECK(x.rank() == 4, op, ": expected a 4-d input [b, c, h, w], got ", x);
-    BURN_CHECK(out[0] > 0 && out[1] > 0 && x[2] > 0 && x[3] > 0, op,
-               ": empty spatial dim (input ", x, ", output size [", out[0], ", ", out[1], "])");
+Dims dims_of(const Shape& x, std::array<std::size_t, 2> out) {
+    assert(x.rank() == 4 && out[0] > 0 && out[1] > 0 && x[2] > 0 && x[3] > 0);
     return {x[0] * x[1], x[2], x[3], out[0], out[1]};
 }
 
@@ -249,12 +147,13 @@ Dims dims_of(const Shape& x, std::array<std::size_t, 2> out, const char* op) {
 
 CpuTensor Kernels::interpolate(CpuTensor x, std::array<std::size_t, 2> output_size,
                       const InterpolateOptions& options) {
-    const Dims d = dims_of(x.shape, output_size, "interpolate");
+    const Dims d = dims_of(x.shape, output_size);
     x = contiguous(std::move(x));
     CpuTensor y = alloc(Shape{x.shape[0], x.shape[1], d.OH, d.OW}, x.dtype);
     dispatch_float(x.dtype, "interpolate", [&](auto e) {
         using E = decltype(e);
-        const Taps<E> th = make_taps<E>(d.H, d.OH, options), tw = make_taps<E>(d.W, d.OW, options);
+        const Taps<E> th = backend::interpolation_taps<E>(d.H, d.OH, options);
+        const Taps<E> tw = backend::interpolation_taps<E>(d.W, d.OW, options);
         const E* src = x.data<E>();
         E* dst = y.data<E>();
         switch (options.mode) {
@@ -269,16 +168,14 @@ CpuTensor Kernels::interpolate(CpuTensor x, std::array<std::size_t, 2> output_si
 CpuTensor Kernels::interpolate_backward(CpuTensor x, CpuTensor grad, std::array<std::size_t, 2> output_size,
                                const InterpolateOptions& options) {
     const char* op = "interpolate_backward";
-    const Dims d = dims_of(x.shape, output_size, op);
-    const Shape want{x.shape[0], x.shape[1], d.OH, d.OW};
-    BURN_CHECK(grad.shape == want, op, ": gradient of shape ", grad.shape, " should be ", want);
-    BURN_CHECK(grad.dtype == x.dtype, op, ": gradient dtype ", dtype_name(grad.dtype),
-               " differs from the input's ", dtype_name(x.dtype));
+    const Dims d = dims_of(x.shape, output_size);
+    assert(grad.shape == Shape({x.shape[0], x.shape[1], d.OH, d.OW}) && grad.dtype == x.dtype);
     grad = contiguous(std::move(grad));
     CpuTensor gx = alloc(x.shape, x.dtype);  // each plane is zeroed by its kernel
     dispatch_float(x.dtype, op, [&](auto e) {
         using E = decltype(e);
-        const Taps<E> th = make_taps<E>(d.H, d.OH, options), tw = make_taps<E>(d.W, d.OW, options);
+        const Taps<E> th = backend::interpolation_taps<E>(d.H, d.OH, options);
+        const Taps<E> tw = backend::interpolation_taps<E>(d.W, d.OW, options);
         const E* g = grad.data<E>();
         E* dst = gx.data<E>();
         switch (options.mode) {

@@ -333,26 +333,11 @@ void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const d
 std::size_t num_threads() { return tbb_threads(); }
 
 CpuTensor Kernels::matmul(CpuTensor lhs, CpuTensor rhs) {
+    const Shape out_shape = backend::matmul_shape(lhs.shape, rhs.shape);
+    assert(lhs.dtype == rhs.dtype && lhs.dtype != DType::Bool);
     const std::size_t r = lhs.rank();
-    BURN_CHECK(r >= 2 && rhs.rank() == r, "matmul: both operands need the same rank >= 2, got ",
-               lhs.shape, " and ", rhs.shape);
-    BURN_CHECK(lhs.dtype == rhs.dtype, "matmul: dtypes differ (", dtype_name(lhs.dtype), " and ",
-               dtype_name(rhs.dtype), ")");
     const std::size_t m = lhs.shape[r - 2], k = lhs.shape[r - 1], n = rhs.shape[r - 1];
-    BURN_CHECK(rhs.shape[r - 2] == k, "matmul: inner dims differ: ", lhs.shape, " x ", rhs.shape);
-    Shape out_shape = lhs.shape;
-    for (std::size_t i = 0; i + 2 < r; ++i) {
-        const std::size_t a = lhs.shape[i], b = rhs.shape[i];
-        BURN_CHECK(a == b || a == 1 || b == 1, "matmul: batch dims of ", lhs.shape, " and ",
-                   rhs.shape, " cannot be broadcast (dim ", i, ": ", a, " vs ", b, ")");
-        out_shape[i] = a == 1 ? b : a;
-    }
-    out_shape[r - 1] = n;
     const DType dt = lhs.dtype;
-    const bool is_f = dt == DType::F32 || dt == DType::F64;
-    BURN_CHECK(is_f || dt == DType::I64 || dt == DType::I32 || dt == DType::I16 || dt == DType::I8 ||
-                   dt == DType::U8,
-               "matmul: dtype ", dtype_name(dt), " is not supported");
     if (out_shape.num_elements() == 0) return alloc(out_shape, dt);
     if (k == 0) return cpu::full(out_shape, ScalarArg::of(std::int64_t{0}), dt);
     BURN_CHECK(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, "matmul: dims of ", lhs.shape, " x ",

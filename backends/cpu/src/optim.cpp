@@ -56,18 +56,13 @@ void adam_loop(const E* p, const E* g, const E* m, const E* v, E* po, E* mo, E* 
 backend::AdamStepResult<CpuTensor> Kernels::adam_step(CpuTensor param, CpuTensor grad,
                                                       CpuTensor* moment_1, CpuTensor* moment_2,
                          const backend::AdamHyper& h) {
-    BURN_CHECK(param.dtype == DType::F32 || param.dtype == DType::F64,
-               "Adam: parameters must be f32 or f64, got ", dtype_name(param.dtype));
-    BURN_CHECK(grad.dtype == param.dtype && grad.shape == param.shape, "Adam: the gradient (",
-               dtype_name(grad.dtype), " ", grad.shape, ") does not match the parameter (",
-               dtype_name(param.dtype), " ", param.shape, ")");
-    BURN_CHECK((moment_1 == nullptr) == (moment_2 == nullptr), "Adam: both moments or none");
+    // burn::optim::Adam::step checked the shapes (and dequantized a quantized parameter).
+    assert((param.dtype == DType::F32 || param.dtype == DType::F64) && grad.dtype == param.dtype &&
+           grad.shape == param.shape);
+    assert((moment_1 == nullptr) == (moment_2 == nullptr));
     const bool has_moments = moment_1 != nullptr;
-    if (has_moments)
-        BURN_CHECK(moment_1->shape == param.shape && moment_2->shape == param.shape &&
-                       moment_1->dtype == param.dtype && moment_2->dtype == param.dtype,
-                   "Adam: the moments ", moment_1->shape, " and ", moment_2->shape,
-                   " do not match the parameter ", param.shape, " (a state of another model?)");
+    assert(!has_moments || (moment_1->shape == param.shape && moment_2->shape == param.shape &&
+                            moment_1->dtype == param.dtype && moment_2->dtype == param.dtype));
     const Shape shape = param.shape;
     const DType dtype = param.dtype;
     const std::size_t n = param.num_elements();

@@ -44,25 +44,19 @@ struct Geom {
     std::size_t plane_out() const { return OH * OW; }
 };
 
-Geom geometry(const Shape& x, const SpatialArgs& a, const char* op) {
-    BURN_CHECK((a.n == 1 || a.n == 2) && x.rank() == a.n + 2, op, ": expected ", a.n + 2,
-               "-d input for ", a.n, "-d pooling, got ", x);
+Geom geometry(const Shape& x, const SpatialArgs& a) {
     Geom g;
+    g.out_shape = backend::pool_shape(x, a);
     g.planes = x[0] * x[1];
     const std::size_t off = a.n == 2 ? 1 : 0;  // index of the width in the args
     if (a.n == 2) {
-        g.H = x[2];
+        g.H = x[2], g.OH = g.out_shape[2];
         g.kh = static_cast<i64>(a.kernel[0]), g.sh = static_cast<i64>(a.stride[0]);
         g.ph = static_cast<i64>(a.padding[0]), g.dh = static_cast<i64>(a.dilation[0]);
-        g.OH = conv_output_size(g.H, a.kernel[0], a.stride[0], a.padding[0], a.dilation[0],
-                                a.ceil_mode);
     }
-    g.W = x[x.rank() - 1];
+    g.W = x[x.rank() - 1], g.OW = g.out_shape[x.rank() - 1];
     g.kw = static_cast<i64>(a.kernel[off]), g.sw = static_cast<i64>(a.stride[off]);
     g.pw = static_cast<i64>(a.padding[off]), g.dw = static_cast<i64>(a.dilation[off]);
-    g.OW = conv_output_size(g.W, a.kernel[off], a.stride[off], a.padding[off], a.dilation[off],
-                            a.ceil_mode);
-    g.out_shape = a.n == 2 ? Shape{x[0], x[1], g.OH, g.OW} : Shape{x[0], x[1], g.OW};
     return g;
 }
 
@@ -380,17 +374,15 @@ struct Geom3 {
     std::size_t plane_out() const { return out[0] * out[1] * out[2]; }
 };
 
-Geom3 adaptive_geometry(const Shape& x, std::span<const std::size_t> output_size,
-                        const char* op) {
+Geom3 adaptive_geometry(const Shape& x, std::span<const std::size_t> output_size) {
     const std::size_t n = output_size.size();
-    BURN_CHECK(n >= 1 && n <= 3 && x.rank() == n + 2, op, ": expected a ", n + 2,
-               "-d input for a ", n, "-d output size, got ", x);
+    assert(n >= 1 && n <= 3 && x.rank() == n + 2);
     Geom3 g;
     g.planes = x[0] * x[1];
     for (std::size_t i = 0; i < n; ++i) {
         g.in[3 - n + i] = x[2 + i];
         g.out[3 - n + i] = output_size[i];
-        BURN_CHECK(output_size[i] > 0 && x[2 + i] > 0, op, ": empty spatial dim (input ", x, ")");
+        assert(output_size[i] > 0 && x[2 + i] > 0);
     }
     return g;
 }
@@ -589,14 +581,10 @@ void adaptive_backward(const E* __restrict gy, E* __restrict gx, const Geom3& g)
     });
 }
 
-void check_grad(const CpuTensor& grad, const Shape& want, const char* op) {
-    BURN_CHECK(grad.shape == want, op, ": gradient of shape ", grad.shape, " should be ", want);
-}
-
 }  // namespace
 
 CpuTensor Kernels::avg_pool(CpuTensor x, const SpatialArgs& a) {
-    const Geom g = geometry(x.shape, a, "avg_pool");
+    const Geom g = geometry(x.shape, a);
     x = contiguous(std::move(x));
     CpuTensor y = alloc(g.out_shape, x.dtype);
     dispatch_float(x.dtype, "avg_pool", [&](auto e) {
@@ -607,14 +595,12 @@ CpuTensor Kernels::avg_pool(CpuTensor x, const SpatialArgs& a) {
 }
 
 CpuTensor Kernels::avg_pool_backward(CpuTensor x, CpuTensor grad, const SpatialArgs& a) {
-    const Geom g = geometry(x.shape, a, "avg_pool_backward");
-    check_grad(grad, g.out_shape, "avg_pool_backward");
+    const Geom g = geometry(x.shape, a);
+    assert(grad.shape == g.out_shape && grad.dtype == x.dtype);
     grad = contiguous(std::move(grad));
     CpuTensor gx = alloc(x.shape, x.dtype);  // each plane is zeroed by its kernel
     dispatch_float(x.dtype, "avg_pool_backward", [&](auto e) {
         using E = decltype(e);
-        BURN_CHECK(grad.dtype == x.dtype, "avg_pool_backward: gradient dtype ",
-                   dtype_name(grad.dtype), " differs from the input's ", dtype_name(x.dtype));
         avg_pool_backward_kernel<E>(grad.data<E>(), gx.data<E>(), g, a.count_include_pad);
     });
     return gx;
@@ -622,7 +608,7 @@ CpuTensor Kernels::avg_pool_backward(CpuTensor x, CpuTensor grad, const SpatialA
 
 std::pair<CpuTensor, CpuTensor> Kernels::max_pool(CpuTensor x, const SpatialArgs& a, bool with_indices,
                                          DType index_dtype) {
-    const Geom g = geometry(x.shape, a, "max_pool");
+    const Geom g = geometry(x.shape, a);
     x = contiguous(std::move(x));
     CpuTensor y = alloc(g.out_shape, x.dtype);
     CpuTensor idx;
@@ -644,17 +630,13 @@ std::pair<CpuTensor, CpuTensor> Kernels::max_pool(CpuTensor x, const SpatialArgs
 
 CpuTensor Kernels::max_pool_backward(CpuTensor x, CpuTensor grad, CpuTensor indices, const SpatialArgs& a) {
     const char* op = "max_pool_backward";
-    const Geom g = geometry(x.shape, a, op);
-    check_grad(grad, g.out_shape, op);
-    BURN_CHECK(indices.shape == g.out_shape, op, ": indices of shape ", indices.shape,
-               " should be ", g.out_shape);
+    const Geom g = geometry(x.shape, a);
+    assert(grad.shape == g.out_shape && indices.shape == g.out_shape && grad.dtype == x.dtype);
     grad = contiguous(std::move(grad));
     indices = contiguous(std::move(indices));
     CpuTensor gx = alloc(x.shape, x.dtype);  // each plane is zeroed by its kernel
     dispatch_float(x.dtype, op, [&](auto e) {
         using E = decltype(e);
-        BURN_CHECK(grad.dtype == x.dtype, op, ": gradient dtype ", dtype_name(grad.dtype),
-                   " differs from the input's ", dtype_name(x.dtype));
         dispatch_index(indices.dtype, op, [&](auto i) {
             using I = decltype(i);
             max_pool_backward_kernel<E, I>(grad.data<E>(), indices.data<I>(), gx.data<E>(),
@@ -665,7 +647,7 @@ CpuTensor Kernels::max_pool_backward(CpuTensor x, CpuTensor grad, CpuTensor indi
 }
 
 CpuTensor Kernels::adaptive_avg_pool(CpuTensor x, std::span<const std::size_t> output_size) {
-    const Geom3 g = adaptive_geometry(x.shape, output_size, "adaptive_avg_pool");
+    const Geom3 g = adaptive_geometry(x.shape, output_size);
     Shape out{x.shape[0], x.shape[1]};
     for (std::size_t s : output_size) out.push_back(s);
     x = contiguous(std::move(x));
@@ -679,17 +661,13 @@ CpuTensor Kernels::adaptive_avg_pool(CpuTensor x, std::span<const std::size_t> o
 
 CpuTensor Kernels::adaptive_avg_pool_backward(CpuTensor x, CpuTensor grad) {
     const char* op = "adaptive_avg_pool_backward";
-    BURN_CHECK(grad.rank() == x.rank() && x.rank() >= 3 && x.rank() <= 5 &&
-                   grad.shape[0] == x.shape[0] && grad.shape[1] == x.shape[1],
-               op, ": gradient of shape ", grad.shape, " does not match the input ", x.shape);
-    const std::span<const std::size_t> out_size = grad.shape.dims().subspan(2);
-    const Geom3 g = adaptive_geometry(x.shape, out_size, op);
+    assert(grad.rank() == x.rank() && grad.shape[0] == x.shape[0] && grad.shape[1] == x.shape[1]);
+    assert(grad.dtype == x.dtype);
+    const Geom3 g = adaptive_geometry(x.shape, grad.shape.dims().subspan(2));
     grad = contiguous(std::move(grad));
     CpuTensor gx = alloc(x.shape, x.dtype);  // each plane is zeroed by its kernel
     dispatch_float(x.dtype, op, [&](auto e) {
         using E = decltype(e);
-        BURN_CHECK(grad.dtype == x.dtype, op, ": gradient dtype ", dtype_name(grad.dtype),
-                   " differs from the input's ", dtype_name(x.dtype));
         adaptive_backward<E>(grad.data<E>(), gx.data<E>(), g);
     });
     return gx;

@@ -70,10 +70,6 @@ void dequantize_run(const std::int8_t* __restrict q, E* __restrict x, std::size_
     for (std::size_t i = 0; i < n; ++i) x[i] = dequantize_value<E>(q[i], scale, offset);
 }
 
-void check_quantized(const CpuTensor& t, const char* op) {
-    BURN_CHECK(t.qinfo && t.dtype == DType::QInt8 && t.is_contiguous() && t.offset == 0, op,
-               ": expected a dense quantized tensor, got dtype ", dtype_name(t.dtype));
-}
 
 }  // namespace
 
@@ -109,7 +105,7 @@ CpuTensor Kernels::quantize(CpuTensor t, const QuantizationScheme& scheme, CpuTe
 }
 
 CpuTensor Kernels::dequantize(const CpuTensor& t, DType float_dtype) {
-    check_quantized(t, "cpu::dequantize");
+    assert(t.is_dense_quantized());
     const QuantizationInfo& info = *t.qinfo;
     CpuTensor out = alloc(t.shape, float_dtype);
     const Runs runs = runs_of(t.shape, info.scheme);
@@ -132,8 +128,7 @@ CpuTensor Kernels::dequantize(const CpuTensor& t, DType float_dtype) {
 }
 
 CpuTensor Kernels::quantized_from_data(const TensorData& data, const CpuDevice&) {
-    BURN_CHECK(data.is_quantized(), "cpu::quantized_from_data: data has dtype ",
-               dtype_name(data.dtype), ", not qint8");
+    assert(data.is_quantized());
     CpuTensor out = alloc(data.shape, DType::QInt8);
     const auto bytes = data.bytes();
     if (!bytes.empty()) std::memcpy(out.buffer->data(), bytes.data(), bytes.size());
@@ -142,7 +137,7 @@ CpuTensor Kernels::quantized_from_data(const TensorData& data, const CpuDevice&)
 }
 
 TensorData Kernels::quantized_into_data(const CpuTensor& t) {
-    check_quantized(t, "cpu::quantized_into_data");
+    assert(t.is_dense_quantized());
     std::vector<std::uint8_t> bytes(t.num_elements());
     if (!bytes.empty()) std::memcpy(bytes.data(), t.buffer->data(), bytes.size());
     return TensorData(std::move(bytes), t.shape, *t.qinfo);

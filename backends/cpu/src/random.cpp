@@ -39,10 +39,9 @@
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <numbers>
-#include <random>
 
+#include "burn/backend/random.hpp"
 #include "internal.hpp"
 
 namespace burn::cpu {
@@ -96,36 +95,10 @@ void philox_blocks(u64 first, std::size_t count, u32 k0, u32 k1, u32* __restrict
 }
 
 // ------------------------------------------------------------------ generator state
-struct GeneratorState {
-    std::mutex mu;
-    bool seeded = false;
-    u64 key = 0;
-    u64 offset = 0;
-};
-
-GeneratorState& state() {
-    static GeneratorState s;
+/// The CPU backend's position in its stream (Vulkan keeps its own).
+backend::PhiloxState& state() {
+    static backend::PhiloxState s;
     return s;
-}
-
-struct Reservation {
-    u32 k0, k1;
-    u64 first_block;
-};
-
-/// Reserves `blocks` consecutive Philox blocks of the global stream.
-Reservation reserve(u64 blocks) {
-    GeneratorState& s = state();
-    std::lock_guard lock(s.mu);
-    if (!s.seeded) {
-        std::random_device rd;
-        s.key = (static_cast<u64>(rd()) << 32) ^ rd();
-        s.offset = 0;
-        s.seeded = true;
-    }
-    Reservation r{static_cast<u32>(s.key), static_cast<u32>(s.key >> 32), s.offset};
-    s.offset += blocks;
-    return r;
 }
 
 // ------------------------------------------------------------------ words -> numbers
@@ -145,7 +118,7 @@ template <int W, class Body>
 void generate(std::size_t n, Body&& body) {
     constexpr std::size_t per_block = 4 / W;  // elements per Philox block
     const u64 blocks = (n + per_block - 1) / per_block;
-    const Reservation r = reserve(blocks);
+    const auto r = state().reserve(blocks);
     const std::size_t grain = std::max<std::size_t>(1, kParallelGrain / per_block);
     parallel_for(blocks, grain, [&](std::size_t b0, std::size_t b1) {
         alignas(64) u32 words[4 * kBatchBlocks];
@@ -181,14 +154,6 @@ void fill_pairs(E* out, std::size_t n, G g) {
         }
         if (i < cnt) o[i] = g(w + i * W, w + (i + 1) * W).first;  // the words exist in the block
     });
-}
-
-/// Saturating double -> int64 (NaN -> 0).
-inline std::int64_t to_i64_sat(double v) {
-    if (!(v == v)) return 0;
-    if (v >= 0x1p63) return std::numeric_limits<std::int64_t>::max();
-    if (v < -0x1p63) return std::numeric_limits<std::int64_t>::min();
-    return static_cast<std::int64_t>(v);
 }
 
 template <class E>
@@ -251,9 +216,8 @@ void random_int(E* out, std::size_t n, const Distribution& d) {
             fill_each<2>(out, n, [](const u32* w) -> E { return static_cast<E>(w[0] >> 31); });
             return;
         case K::Uniform: {
-            const std::int64_t lo = to_i64_sat(d.a), hi = to_i64_sat(d.b);
-            BURN_CHECK(lo < hi, "random: int Uniform(", d.a, ", ", d.b,
-                       ") needs trunc(low) < trunc(high)");
+            const std::int64_t lo = trunc_to_int64(d.a), hi = trunc_to_int64(d.b);
+            assert(lo < hi);  // Tensor::random checked the range
             const u64 range = static_cast<u64>(hi) - static_cast<u64>(lo);
             fill_each<2>(out, n, [=](const u32* w) -> E {
                 const u64 off = static_cast<u64>((static_cast<unsigned __int128>(bits53(w)) * range) >> 53);
@@ -271,8 +235,8 @@ void random_int(E* out, std::size_t n, const Distribution& d) {
             fill_pairs<2>(out, n, [=](const u32* wa, const u32* wb) -> std::pair<E, E> {
                 const double r = std::sqrt(-2.0 * std::log(u53_open0(wa)));
                 const double t = 2 * std::numbers::pi * u53(wb);
-                return {static_cast<E>(to_i64_sat(std::round(mean + sd * r * std::cos(t)))),
-                        static_cast<E>(to_i64_sat(std::round(mean + sd * r * std::sin(t))))};
+                return {static_cast<E>(trunc_to_int64(std::round(mean + sd * r * std::cos(t)))),
+                        static_cast<E>(trunc_to_int64(std::round(mean + sd * r * std::sin(t))))};
             });
             return;
         }
@@ -308,13 +272,7 @@ void random_bool(std::uint8_t* out, std::size_t n, const Distribution& d) {
 
 }  // namespace
 
-void Kernels::seed(std::uint64_t s) {
-    GeneratorState& st = state();
-    std::lock_guard lock(st.mu);
-    st.key = s;
-    st.offset = 0;
-    st.seeded = true;
-}
+void Kernels::seed(std::uint64_t s) { state().seed(s); }
 
 CpuTensor Kernels::random(const Shape& shape, const Distribution& dist, DType dtype,
                            const CpuDevice&) {

@@ -585,17 +585,6 @@ void dispatch_op(ReduceOp op, F&& f) {
     }
 }
 
-const char* op_name(ReduceOp op, bool dim) {
-    switch (op) {
-        case ReduceOp::Sum: return dim ? "sum_dim" : "sum";
-        case ReduceOp::Prod: return dim ? "prod_dim" : "prod";
-        case ReduceOp::Mean: return dim ? "mean_dim" : "mean";
-        case ReduceOp::Max: return dim ? "max_dim" : "max";
-        case ReduceOp::Min: return dim ? "min_dim" : "min";
-    }
-    return "reduce";
-}
-
 Shape kept_shape(const Shape& s, size_t dim) {
     Shape out = s;
     out[dim] = 1;
@@ -609,21 +598,16 @@ Shape kept_shape(const Shape& s, size_t dim) {
 // ================================================================================================
 
 CpuTensor Kernels::reduce_all(ReduceOp op, CpuTensor t) {
-    const char* name = op_name(op, false);
+    const char* name = backend::op_name(op);
     const DType dt = t.dtype;
-    BURN_CHECK(dt != DType::Bool, name, ": unsupported dtype bool");
-    CpuTensor out = alloc(Shape{1}, dt);
+    assert(dt != DType::Bool);
     const size_t n = t.num_elements();
     if (n == 0) {
-        switch (op) {
-            case ReduceOp::Sum: return cpu::full(Shape{1}, ScalarArg::of(std::int64_t{0}), dt);
-            case ReduceOp::Prod: return cpu::full(Shape{1}, ScalarArg::of(std::int64_t{1}), dt);
-            case ReduceOp::Mean:
-                BURN_CHECK(is_float(dt), "mean: cannot take the mean of an empty integer tensor");
-                return cpu::full(Shape{1}, ScalarArg::of(std::numeric_limits<double>::quiet_NaN()), dt);
-            default: detail::fail(name, ": cannot reduce an empty tensor");
-        }
+        assert(op == ReduceOp::Sum || op == ReduceOp::Prod ||
+               (op == ReduceOp::Mean && is_float(dt)));
+        return cpu::full(Shape{1}, backend::empty_reduction(op), dt);
     }
+    CpuTensor out = alloc(Shape{1}, dt);
     dispatch_numeric(dt, name, [&](auto e) {
         using E = decltype(e);
         dispatch_op(op, [&](auto k) { *out.data<E>() = reduce_all_typed<decltype(k)::value, E>(t); });
@@ -632,20 +616,14 @@ CpuTensor Kernels::reduce_all(ReduceOp op, CpuTensor t) {
 }
 
 CpuTensor Kernels::reduce_dim(ReduceOp op, CpuTensor t, std::size_t dim) {
-    const char* name = op_name(op, true);
-    BURN_CHECK(dim < t.rank(), name, ": dim ", dim, " is out of range for a tensor of rank ", t.rank());
+    const char* name = backend::op_dim_name(op);
+    assert(dim < t.rank() && t.dtype != DType::Bool);
     const DType dt = t.dtype;
-    BURN_CHECK(dt != DType::Bool, name, ": unsupported dtype bool");
     const Shape shape = kept_shape(t.shape, dim);
     if (t.shape[dim] == 0) {
-        switch (op) {
-            case ReduceOp::Sum: return cpu::full(shape, ScalarArg::of(std::int64_t{0}), dt);
-            case ReduceOp::Prod: return cpu::full(shape, ScalarArg::of(std::int64_t{1}), dt);
-            case ReduceOp::Mean:
-                BURN_CHECK(is_float(dt), name, ": cannot take the mean of an empty integer dimension");
-                return cpu::full(shape, ScalarArg::of(std::numeric_limits<double>::quiet_NaN()), dt);
-            default: detail::fail(name, ": cannot reduce an empty dimension");
-        }
+        assert(op == ReduceOp::Sum || op == ReduceOp::Prod ||
+               (op == ReduceOp::Mean && is_float(dt)));
+        return cpu::full(shape, backend::empty_reduction(op), dt);
     }
     CpuTensor out = alloc(shape, dt);
     if (out.num_elements() == 0) return out;
@@ -658,13 +636,10 @@ CpuTensor Kernels::reduce_dim(ReduceOp op, CpuTensor t, std::size_t dim) {
 
 std::pair<CpuTensor, CpuTensor> Kernels::reduce_dim_with_indices(ReduceOp op, CpuTensor t, std::size_t dim,
                                                         DType index_dtype) {
-    BURN_CHECK(op == ReduceOp::Max || op == ReduceOp::Min,
-               "reduce_dim_with_indices: only max and min have indices");
-    const char* name = op_name(op, true);
-    BURN_CHECK(dim < t.rank(), name, ": dim ", dim, " is out of range for a tensor of rank ", t.rank());
+    assert(op == ReduceOp::Max || op == ReduceOp::Min);
+    const char* name = backend::op_dim_name(op);
+    assert(dim < t.rank() && t.dtype != DType::Bool && t.shape[dim] != 0);
     const DType dt = t.dtype;
-    BURN_CHECK(dt != DType::Bool, name, ": unsupported dtype bool");
-    BURN_CHECK(t.shape[dim] != 0, name, ": cannot reduce an empty dimension");
     const Shape shape = kept_shape(t.shape, dim);
     CpuTensor values = alloc(shape, dt);
     const bool direct = index_dtype == DType::I64 || index_dtype == DType::I32;
@@ -716,8 +691,7 @@ CpuTensor Kernels::any_all(bool all, CpuTensor t) {
 }
 
 CpuTensor Kernels::any_all_dim(bool all, CpuTensor t, std::size_t dim) {
-    const char* name = all ? "all_dim" : "any_dim";
-    BURN_CHECK(dim < t.rank(), name, ": dim ", dim, " is out of range for a tensor of rank ", t.rank());
+    assert(dim < t.rank());
     // Values 0/1 (a cast to bool normalises), so any = max and all = min.
     if (t.dtype != DType::Bool) t = cast(std::move(t), DType::Bool);
     if (t.shape[dim] == 0)

@@ -6,34 +6,8 @@
 namespace burn::cpu {
 using namespace ew;  // NOLINT(google-build-using-namespace): private kernel machinery
 
-namespace {
-
-const char* unary_name(UnaryOp op) {
-    switch (op) {
-        case UnaryOp::Neg: return "neg";
-        case UnaryOp::Abs: return "abs";
-        case UnaryOp::Sign: return "sign";
-        case UnaryOp::Exp: return "exp";
-        case UnaryOp::Log: return "log";
-        case UnaryOp::Log1p: return "log1p";
-        case UnaryOp::Erf: return "erf";
-        case UnaryOp::Sqrt: return "sqrt";
-        case UnaryOp::Recip: return "recip";
-        case UnaryOp::Sin: return "sin";
-        case UnaryOp::Cos: return "cos";
-        case UnaryOp::Tanh: return "tanh";
-        case UnaryOp::Round: return "round";
-        case UnaryOp::Floor: return "floor";
-        case UnaryOp::Ceil: return "ceil";
-        case UnaryOp::Not: return "bool_not";
-    }
-    return "unary";
-}
-
-}  // namespace
-
 CpuTensor Kernels::unary(UnaryOp op, CpuTensor t) {
-    const char* name = unary_name(op);
+    const char* name = backend::op_name(op);
     const DType dt = t.dtype;
     const View a = view_of(t, t.shape);
 
@@ -46,25 +20,19 @@ CpuTensor Kernels::unary(UnaryOp op, CpuTensor t) {
         return out;
     }
     if (!is_float(dt)) {
-        BURN_CHECK(dt != DType::Bool, name, ": unsupported dtype bool");
-        switch (op) {
-            case UnaryOp::Round:
-            case UnaryOp::Floor:
-            case UnaryOp::Ceil: return t;  // integers are already integral
-            case UnaryOp::Neg:
-            case UnaryOp::Abs:
-            case UnaryOp::Sign: {
-                CpuTensor out = output_for(t, t.shape, dt);
-                dispatch_numeric(dt, name, [&](auto e) {
-                    using E = decltype(e);
-                    if (op == UnaryOp::Neg) run_unary<E, E>(a, out, UNeg{});
-                    else if (op == UnaryOp::Abs) run_unary<E, E>(a, out, UAbs{});
-                    else run_unary<E, E>(a, out, USign{});
-                });
-                return out;
-            }
-            default: detail::fail(name, ": expected a float tensor, got dtype ", dtype_name(dt));
-        }
+        assert(dt != DType::Bool);
+        if (op == UnaryOp::Round || op == UnaryOp::Floor || op == UnaryOp::Ceil)
+            return t;  // integers are already integral
+        // The other maps are float-only ops: the Tensor layer gives them float tensors.
+        assert(op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Sign);
+        CpuTensor out = output_for(t, t.shape, dt);
+        dispatch_numeric(dt, name, [&](auto e) {
+            using E = decltype(e);
+            if (op == UnaryOp::Neg) run_unary<E, E>(a, out, UNeg{});
+            else if (op == UnaryOp::Abs) run_unary<E, E>(a, out, UAbs{});
+            else run_unary<E, E>(a, out, USign{});
+        });
+        return out;
     }
     CpuTensor out = output_for(t, t.shape, dt);
     dispatch_float(dt, name, [&](auto e) {

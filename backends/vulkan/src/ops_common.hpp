@@ -14,12 +14,14 @@
 //  - Errors: burn::Error naming "Vulkan <op>", the shapes and dtypes.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <string>
 
+#include "burn/backend/shapes.hpp"
 #include "burn/backend/vulkan.hpp"
 #include "runtime.hpp"
 

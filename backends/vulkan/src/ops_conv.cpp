@@ -40,29 +40,18 @@ std::int32_t i32(std::size_t v) {
     return static_cast<std::int32_t>(v);
 }
 
-Geo make_geo(const Shape& input, const Shape& w, std::size_t cout,
-             const std::array<std::size_t, 3>& out_spatial, const SpatialArgs& a) {
+/// The kit's convolution geometry (burn/backend/shapes.hpp) in the kernels' 32-bit integers.
+Geo make_geo(const backend::ConvGeometry& c) {
     Geo g;
-    const std::size_t n = a.n, off = 3 - n;
-    g.batch = i32(input[0]);
-    g.cin = i32(input[1]);
-    g.cout = i32(cout);
-    g.groups = i32(a.groups);
-    for (std::size_t i = 0; i < n; ++i) {
-        g.in[off + i] = i32(input[2 + i]);
-        g.out[off + i] = i32(out_spatial[i]);
-        g.k[off + i] = i32(w[2 + i]);
-        g.s[off + i] = i32(a.stride[i]);
-        g.p[off + i] = i32(a.padding[i]);
-        g.d[off + i] = i32(a.dilation[i]);
-    }
+    g.batch = i32(c.batch), g.cin = i32(c.cin), g.cout = i32(c.cout), g.groups = i32(c.groups);
+    auto to_i32 = [](const std::array<std::int64_t, 3>& v) {
+        std::array<std::int32_t, 3> r{};
+        for (std::size_t i = 0; i < 3; ++i) r[i] = i32(static_cast<std::size_t>(v[i]));
+        return r;
+    };
+    g.in = to_i32(c.in), g.out = to_i32(c.out), g.k = to_i32(c.k);
+    g.s = to_i32(c.s), g.p = to_i32(c.p), g.d = to_i32(c.d);
     return g;
-}
-
-std::array<std::size_t, 3> spatial_of(const Shape& s) {
-    std::array<std::size_t, 3> r{1, 1, 1};
-    for (std::size_t i = 2; i < s.rank(); ++i) r[i - 2] = s[i];
-    return r;
 }
 
 /// {offset, stride b, stride c, stride s0, s1, s2} of a [B, C, spatial...] view (spatial dims
@@ -286,47 +275,30 @@ void add_channel_bias(VulkanTensor& y, const VulkanTensor& bias) {
                  grid_1d(y.num_elements(), kWg, ctx.features()));
 }
 
-Shape conv_out_shape(const VulkanTensor& x, const VulkanTensor& w, const SpatialArgs& a) {
-    Shape s{x.shape[0], w.shape[0]};
-    for (std::size_t i = 0; i < a.n; ++i)
-        s.push_back(conv_output_size(x.shape[2 + i], w.shape[2 + i], a.stride[i], a.padding[i],
-                                     a.dilation[i]));
-    return s;
-}
-
-Shape conv_transpose_out_shape(const VulkanTensor& x, const VulkanTensor& w, const SpatialArgs& a) {
-    Shape s{x.shape[0], w.shape[1] * a.groups};
-    for (std::size_t i = 0; i < a.n; ++i)
-        s.push_back(conv_transpose_output_size(x.shape[2 + i], w.shape[2 + i], a.stride[i],
-                                               a.padding[i], a.padding_out[i], a.dilation[i]));
-    return s;
-}
-
 }  // namespace
 
 VulkanTensor Kernels::conv(VulkanTensor x, VulkanTensor w, std::optional<VulkanTensor> bias,
                   const SpatialArgs& a) {
-    const Shape out = conv_out_shape(x, w, a);
-    const Geo g = make_geo(x.shape, w.shape, w.shape[0], spatial_of(out), a);
+    const Shape out = backend::conv_shape(x.shape, w.shape, a);
+    const Geo g = make_geo(backend::conv_geometry(x.shape, w.shape, out, a));
     return run_forward(g, x, w, bias, out);
 }
 
 VulkanTensor Kernels::conv_x_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
                              const SpatialArgs& a) {
-    const Geo g = make_geo(x.shape, w.shape, w.shape[0], spatial_of(grad.shape), a);
+    const Geo g = make_geo(backend::conv_geometry(x.shape, w.shape, grad.shape, a));
     return run_input(g, grad, w, x.shape);
 }
 
 VulkanTensor Kernels::conv_weight_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
                                   const SpatialArgs& a) {
-    const Geo g = make_geo(x.shape, w.shape, w.shape[0], spatial_of(grad.shape), a);
+    const Geo g = make_geo(backend::conv_geometry(x.shape, w.shape, grad.shape, a));
     return run_weight(g, x, grad, w.shape);
 }
 
 VulkanTensor Kernels::conv_bias_backward(VulkanTensor grad) {
     check_f32("conv_bias_backward", grad);
-    BURN_CHECK(grad.rank() >= 2 && grad.rank() <= 5, "Vulkan conv_bias_backward: grad of shape ",
-               grad.shape, " (expected [batch, channels, 1 to 3 spatial dims])");
+    assert(grad.rank() >= 2 && grad.rank() <= 5);
     const std::size_t C = grad.shape[1];
     VulkanTensor out = alloc(Shape{C}, grad.dtype, grad.device);
     if (C == 0) return out;
@@ -351,8 +323,8 @@ VulkanTensor Kernels::conv_bias_backward(VulkanTensor grad) {
 VulkanTensor Kernels::conv_transpose(VulkanTensor x, VulkanTensor w, std::optional<VulkanTensor> bias,
                             const SpatialArgs& a) {
     // The input-gradient of the convolution (weight w) that maps the output back onto x.
-    const Shape out = conv_transpose_out_shape(x, w, a);
-    const Geo g = make_geo(out, w.shape, w.shape[0], spatial_of(x.shape), a);
+    const Shape out = backend::conv_transpose_shape(x.shape, w.shape, a);
+    const Geo g = make_geo(backend::conv_geometry(out, w.shape, x.shape, a));
     VulkanTensor y = run_input(g, x, w, out);
     if (bias && y.num_elements() > 0) add_channel_bias(y, *bias);
     return y;
@@ -360,13 +332,13 @@ VulkanTensor Kernels::conv_transpose(VulkanTensor x, VulkanTensor w, std::option
 
 VulkanTensor Kernels::conv_transpose_x_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
                                        const SpatialArgs& a) {
-    const Geo g = make_geo(grad.shape, w.shape, w.shape[0], spatial_of(x.shape), a);
+    const Geo g = make_geo(backend::conv_geometry(grad.shape, w.shape, x.shape, a));
     return run_forward(g, grad, w, std::nullopt, x.shape);
 }
 
 VulkanTensor Kernels::conv_transpose_weight_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
                                             const SpatialArgs& a) {
-    const Geo g = make_geo(grad.shape, w.shape, w.shape[0], spatial_of(x.shape), a);
+    const Geo g = make_geo(backend::conv_geometry(grad.shape, w.shape, x.shape, a));
     return run_weight(g, grad, x, w.shape);
 }
 
@@ -517,9 +489,7 @@ void check_deform(const VulkanTensor& x, const VulkanTensor& offset, const Vulka
     check_f32(op, w);
     if (mask) check_f32(op, *mask);
     if (bias) check_f32(op, *bias);
-    BURN_CHECK(x.rank() == 4 && w.rank() == 4 && offset.rank() == 4, "Vulkan ", op,
-               ": expected 4-d x, offset and weight, got ", x.shape, ", ", offset.shape, ", ",
-               w.shape);
+    assert(x.rank() == 4 && w.rank() == 4 && offset.rank() == 4);
 }
 
 }  // namespace
@@ -568,8 +538,7 @@ DeformConv2dBackward<VulkanTensor> Kernels::deform_conv2d_backward(VulkanTensor 
     check_f32(op, grad);
     const DeformGeo g = deform_geometry(x, w, a);
     const Shape out_shape{g.b, g.c_out, g.oh, g.ow};
-    BURN_CHECK(grad.shape == out_shape, "Vulkan ", op, ": gradient of shape ", grad.shape,
-               " should be ", out_shape);
+    assert(grad.shape == out_shape);
     Context& ctx = context(x);
     auto zeros = [&](const Shape& s) {
         check_u32(op, s.num_elements());

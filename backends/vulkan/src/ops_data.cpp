@@ -54,7 +54,7 @@ VulkanTensor Kernels::from_data(const TensorData& data, DType target, const Vulk
 }
 
 TensorData Kernels::into_data(const VulkanTensor& t) {
-    BURN_CHECK(!t.qinfo, "Vulkan into_data: quantized tensors go through quantized_into_data");
+    assert(!t.qinfo);  // quantized tensors go through quantized_into_data
     const std::size_t esize = device_element_size(t.dtype);
     const std::size_t n = t.num_elements();
     const DType host_dtype = t.dtype;
@@ -100,7 +100,7 @@ VulkanTensor Kernels::to_device(VulkanTensor t, const VulkanDevice& device) {
 }
 
 VulkanTensor Kernels::quantized_from_data(const TensorData& data, const VulkanDevice& device) {
-    BURN_CHECK(data.is_quantized(), "Vulkan quantized_from_data: data has dtype ", data.dtype, ", not qint8");
+    assert(data.is_quantized());
     check_u32("quantized_from_data", data.num_elements());
     VulkanTensor t;
     t.shape = data.shape;
@@ -117,8 +117,7 @@ VulkanTensor Kernels::quantized_from_data(const TensorData& data, const VulkanDe
 }
 
 TensorData Kernels::quantized_into_data(const VulkanTensor& t) {
-    BURN_CHECK(t.dtype == DType::QInt8 && t.qinfo && t.is_contiguous() && t.offset == 0,
-               "Vulkan quantized_into_data: expected a dense quantized tensor, got dtype ", t.dtype);
+    assert(t.is_dense_quantized());
     const std::size_t n = t.num_elements();
     std::vector<std::uint8_t> bytes(n);
     if (n > 0) {

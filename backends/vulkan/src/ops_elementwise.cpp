@@ -90,44 +90,6 @@ using namespace ew;  // NOLINT(google-build-using-namespace): this file's helper
 
 namespace {
 
-const char* unary_name(UnaryOp op) {
-    switch (op) {
-        case UnaryOp::Neg: return "neg";
-        case UnaryOp::Abs: return "abs";
-        case UnaryOp::Sign: return "sign";
-        case UnaryOp::Exp: return "exp";
-        case UnaryOp::Log: return "log";
-        case UnaryOp::Log1p: return "log1p";
-        case UnaryOp::Erf: return "erf";
-        case UnaryOp::Sqrt: return "sqrt";
-        case UnaryOp::Recip: return "recip";
-        case UnaryOp::Sin: return "sin";
-        case UnaryOp::Cos: return "cos";
-        case UnaryOp::Tanh: return "tanh";
-        case UnaryOp::Round: return "round";
-        case UnaryOp::Floor: return "floor";
-        case UnaryOp::Ceil: return "ceil";
-        case UnaryOp::Not: return "bool_not";
-    }
-    return "unary";
-}
-
-const char* binary_name(BinaryOp op) {
-    switch (op) {
-        case BinaryOp::Add: return "add";
-        case BinaryOp::Sub: return "sub";
-        case BinaryOp::Mul: return "mul";
-        case BinaryOp::Div: return "div";
-        case BinaryOp::Rem: return "remainder";
-        case BinaryOp::Pow: return "pow";
-        case BinaryOp::Max: return "max_pair";
-        case BinaryOp::Min: return "min_pair";
-        case BinaryOp::And: return "bool_and";
-        case BinaryOp::Or: return "bool_or";
-    }
-    return "binary";
-}
-
 std::string variant(const char* base, DType dt) {
     return std::string(base) + "_" + dtype_suffix(dt);
 }
@@ -227,17 +189,6 @@ VulkanTensor run_binary_scalar(const char* name, const char* shader, std::uint32
     return out;
 }
 
-/// Checks that `what` broadcasts to `target` without growing it (the CPU backend's message).
-void check_broadcasts_to(const Shape& what, const Shape& target, const char* op, const char* name) {
-    bool ok = what.rank() <= target.rank();
-    for (std::size_t i = 0; ok && i < what.rank(); ++i) {
-        const std::size_t d = what[what.rank() - 1 - i], t = target[target.rank() - 1 - i];
-        ok = d == t || d == 1;
-    }
-    BURN_CHECK(ok, op, ": ", name, " of shape ", what,
-               " cannot be broadcast to the tensor's shape ", target);
-}
-
 VulkanTensor bool_mask(VulkanTensor mask) {
     if (mask.dtype == DType::Bool) return mask;
     return Kernels::compare_scalar(CmpOp::Ne, std::move(mask), ScalarArg::of(std::int64_t{0}));
@@ -272,21 +223,16 @@ VulkanTensor run_where(const char* name, VulkanTensor t, VulkanTensor mask,
 }  // namespace
 
 VulkanTensor Kernels::unary(UnaryOp op, VulkanTensor t) {
-    const char* name = unary_name(op);
+    const char* name = backend::op_name(op);
     const DType dt = t.dtype;
     check_dtype(name, dt);
     if (op == UnaryOp::Not) return run_test(name, std::move(t), 0);
     if (!is_float(dt)) {
-        BURN_CHECK(dt != DType::Bool, name, ": unsupported dtype bool");
-        switch (op) {
-            case UnaryOp::Round:
-            case UnaryOp::Floor:
-            case UnaryOp::Ceil: return t;  // integers are already integral
-            case UnaryOp::Neg:
-            case UnaryOp::Abs:
-            case UnaryOp::Sign: break;
-            default: detail::fail(name, ": expected a float tensor, got dtype ", dtype_name(dt));
-        }
+        assert(dt != DType::Bool);
+        if (op == UnaryOp::Round || op == UnaryOp::Floor || op == UnaryOp::Ceil)
+            return t;  // integers are already integral
+        // The other maps are float-only ops: the Tensor layer gives them float tensors.
+        assert(op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Sign);
     }
     return run_unary(name, std::move(t), static_cast<std::uint32_t>(op), Push{});
 }
@@ -305,7 +251,7 @@ VulkanTensor Kernels::clamp(VulkanTensor t, std::optional<ScalarArg> lo, std::op
     if (!lo && !hi) return t;
     const DType dt = t.dtype;
     check_dtype("clamp", dt);
-    BURN_CHECK(dt != DType::Bool, "clamp: unsupported dtype bool");
+    assert(dt != DType::Bool);
     Push push{};
     if (dt == DType::F32) {
         using L = std::numeric_limits<float>;
@@ -327,24 +273,20 @@ VulkanTensor Kernels::clamp(VulkanTensor t, std::optional<ScalarArg> lo, std::op
 }
 
 VulkanTensor Kernels::binary(BinaryOp op, VulkanTensor lhs, VulkanTensor rhs) {
-    const char* name = binary_name(op);
+    const char* name = backend::op_name(op);
     check_dtype(name, lhs.dtype);
     if (rhs.dtype != lhs.dtype) rhs = cast(std::move(rhs), lhs.dtype);
     const DType dt = lhs.dtype;
-    if (op == BinaryOp::And || op == BinaryOp::Or)
-        BURN_CHECK(dt == DType::Bool, name, ": expected bool tensors, got ", dtype_name(dt));
-    else BURN_CHECK(dt != DType::Bool, name, ": unsupported dtype bool");
+    assert((dt == DType::Bool) == (op == BinaryOp::And || op == BinaryOp::Or));
     return run_binary(name, "elementwise_binary", static_cast<std::uint32_t>(op), std::move(lhs),
                       std::move(rhs), dt);
 }
 
 VulkanTensor Kernels::binary_scalar(BinaryOp op, VulkanTensor lhs, ScalarArg rhs) {
-    const char* name = binary_name(op);
+    const char* name = backend::op_name(op);
     const DType dt = lhs.dtype;
     check_dtype(name, dt);
-    if (op == BinaryOp::And || op == BinaryOp::Or)
-        BURN_CHECK(dt == DType::Bool, name, ": expected bool tensors, got ", dtype_name(dt));
-    else BURN_CHECK(dt != DType::Bool, name, ": unsupported dtype bool");
+    assert((dt == DType::Bool) == (op == BinaryOp::And || op == BinaryOp::Or));
     if (op == BinaryOp::Pow && is_float(dt)) {
         // x^p for common exponents as cheaper maps, as the CPU backend (and PyTorch) does.
         const double p = rhs.f;
@@ -399,8 +341,8 @@ VulkanTensor Kernels::compare_scalar(CmpOp op, VulkanTensor lhs, ScalarArg rhs) 
 }
 
 VulkanTensor Kernels::mask_where(VulkanTensor t, VulkanTensor mask, VulkanTensor value) {
-    check_broadcasts_to(mask.shape, t.shape, "mask_where", "mask");
-    check_broadcasts_to(value.shape, t.shape, "mask_where", "value");
+    assert(backend::broadcasts_to(mask.shape, t.shape) &&
+           backend::broadcasts_to(value.shape, t.shape));
     check_dtype("mask_where", t.dtype);
     if (value.dtype != t.dtype) value = cast(std::move(value), t.dtype);
     mask = bool_mask(std::move(mask));
@@ -408,7 +350,7 @@ VulkanTensor Kernels::mask_where(VulkanTensor t, VulkanTensor mask, VulkanTensor
 }
 
 VulkanTensor Kernels::mask_fill(VulkanTensor t, VulkanTensor mask, ScalarArg value) {
-    check_broadcasts_to(mask.shape, t.shape, "mask_fill", "mask");
+    assert(backend::broadcasts_to(mask.shape, t.shape));
     check_dtype("mask_fill", t.dtype);
     mask = bool_mask(std::move(mask));
     return run_where("mask_fill", std::move(t), std::move(mask), nullptr, value);

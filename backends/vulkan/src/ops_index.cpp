@@ -36,15 +36,8 @@ constexpr std::uint32_t kWorkgroup = 256;
 
 std::uint32_t u32(std::uint64_t v) { return static_cast<std::uint32_t>(v); }
 
-void check_index_tensor(const char* op, const VulkanTensor& idx) {
-    BURN_CHECK(idx.dtype == DType::I32 || idx.dtype == DType::I64, "Vulkan ", op,
-               ": indices must have an integer dtype (i32 or i64), got ", dtype_name(idx.dtype));
-}
-
-void check_index_dtype(const char* op, DType d) {
-    BURN_CHECK(d == DType::I32 || d == DType::I64, "Vulkan ", op,
-               ": the index dtype must be i32 or i64, got ", dtype_name(d));
-}
+/// Indices and index outputs are int tensors: i32 or i64 on Vulkan.
+constexpr bool is_index_dtype(DType d) { return d == DType::I32 || d == DType::I64; }
 
 std::uint32_t words_of(DType d) { return static_cast<std::uint32_t>(device_element_size(d) / 4); }
 
@@ -76,8 +69,7 @@ void launch_scatter(const char* op, const VulkanTensor* t, const VulkanTensor& i
     if (n == 0) return;
     check_u32(op, n);
     check_u32(op, k);
-    BURN_CHECK(out.dtype == DType::F32 || out.dtype == DType::I32 || out.dtype == DType::I64, "Vulkan ", op,
-               ": unsupported dtype ", dtype_name(out.dtype));
+    assert(out.dtype != DType::Bool);  // numeric tensors only (the Tensor layer's kinds)
     Context& ctx = context(out);
     const auto& p = ctx.pipeline({.shader = std::string("index_scatter_") + dtype_suffix(out.dtype),
                                   .spec = {kWorkgroup}, .bindings = 6, .push_bytes = 28});
@@ -118,11 +110,10 @@ TensorMeta select_index_meta(const VulkanTensor& indices, const Shape& shape, st
 
 std::pair<VulkanTensor, VulkanTensor> sort_impl(const char* op, VulkanTensor t, std::size_t dim, bool descending,
                                                 DType index_dtype, bool want_values) {
-    check_index_dtype(op, index_dtype);
-    BURN_CHECK(t.dtype == DType::F32 || t.dtype == DType::I32 || t.dtype == DType::I64, "Vulkan ", op,
-               ": unsupported dtype ", dtype_name(t.dtype));
+    assert(is_index_dtype(index_dtype));
+    assert(t.dtype != DType::Bool);  // numeric tensors only (the Tensor layer's kinds)
     if (t.rank() == 0) {  // a single element (dim 0 accepted, as torch)
-        BURN_CHECK(dim == 0, "Vulkan ", op, ": dim ", dim, " is out of range for a rank-0 tensor");
+        assert(dim == 0);
         t.shape = Shape{1};
         t.strides[0] = 1;
         auto r = sort_impl(op, std::move(t), 0, descending, index_dtype, want_values);
@@ -130,7 +121,7 @@ std::pair<VulkanTensor, VulkanTensor> sort_impl(const char* op, VulkanTensor t, 
         r.second.shape = Shape{};
         return r;
     }
-    BURN_CHECK(dim < t.rank(), "Vulkan ", op, ": dim ", dim, " is out of range for rank ", t.rank());
+    assert(dim < t.rank());
     const std::size_t n = t.shape[dim];
     BURN_CHECK(index_dtype != DType::I32 || n == 0 || n - 1 <= std::numeric_limits<std::int32_t>::max(), "Vulkan ",
                op, ": the index dtype ", dtype_name(index_dtype), " cannot hold the indices of a dim of size ", n);
@@ -197,14 +188,8 @@ std::pair<VulkanTensor, VulkanTensor> sort_impl(const char* op, VulkanTensor t, 
 }  // namespace
 
 VulkanTensor Kernels::gather(std::size_t dim, VulkanTensor t, VulkanTensor indices) {
-    const std::size_t rank = t.rank();
-    BURN_CHECK(dim < rank, "Vulkan gather: dim ", dim, " is out of range for rank ", rank);
-    BURN_CHECK(indices.rank() == rank, "Vulkan gather: indices of shape ", indices.shape,
-               " must have the rank of the tensor of shape ", t.shape);
-    for (std::size_t d = 0; d < rank; ++d)
-        BURN_CHECK(d == dim || indices.shape[d] <= t.shape[d], "Vulkan gather: indices of shape ", indices.shape,
-                   " are larger than the tensor of shape ", t.shape, " in dim ", d);
-    check_index_tensor("gather", indices);
+    assert(dim < t.rank() && indices.rank() == t.rank() && is_index_dtype(indices.dtype));
+    for (std::size_t d = 0; d < t.rank(); ++d) assert(d == dim || indices.shape[d] <= t.shape[d]);
     VulkanTensor out = alloc(indices.shape, t.dtype, t.device);
     if (out.num_elements() == 0) return out;
     BURN_CHECK(t.shape[dim] > 0, "Vulkan gather: index out of bounds for dim ", dim, " with size 0");
@@ -213,19 +198,8 @@ VulkanTensor Kernels::gather(std::size_t dim, VulkanTensor t, VulkanTensor indic
 }
 
 VulkanTensor Kernels::scatter_add(std::size_t dim, VulkanTensor t, VulkanTensor indices, VulkanTensor values) {
-    const std::size_t rank = t.rank();
-    BURN_CHECK(dim < rank, "Vulkan scatter_add: dim ", dim, " is out of range for rank ", rank);
-    BURN_CHECK(values.dtype == t.dtype, "Vulkan scatter_add: the values have dtype ", dtype_name(values.dtype),
-               " but the tensor has dtype ", dtype_name(t.dtype));
-    BURN_CHECK(indices.rank() == rank && values.rank() == rank, "Vulkan scatter_add: tensor ", t.shape,
-               ", indices ", indices.shape, " and values ", values.shape, " must have the same rank");
-    for (std::size_t d = 0; d < rank; ++d) {
-        BURN_CHECK(indices.shape[d] <= values.shape[d], "Vulkan scatter_add: indices of shape ", indices.shape,
-                   " are larger than the values of shape ", values.shape, " in dim ", d);
-        BURN_CHECK(d == dim || indices.shape[d] <= t.shape[d], "Vulkan scatter_add: indices of shape ",
-                   indices.shape, " are larger than the tensor of shape ", t.shape, " in dim ", d);
-    }
-    check_index_tensor("scatter_add", indices);
+    assert(dim < t.rank() && values.dtype == t.dtype && is_index_dtype(indices.dtype));
+    assert(indices.rank() == t.rank() && values.rank() == t.rank());
     VulkanTensor out = alloc(t.shape, t.dtype, t.device);
     launch_scatter("scatter_add", &t, indices, values, out, dim, indices.shape[dim], 0, meta(t), meta(indices),
                    meta(values));
@@ -233,9 +207,7 @@ VulkanTensor Kernels::scatter_add(std::size_t dim, VulkanTensor t, VulkanTensor 
 }
 
 VulkanTensor Kernels::select(VulkanTensor t, std::size_t dim, VulkanTensor indices) {
-    BURN_CHECK(dim < t.rank(), "Vulkan select: dim ", dim, " is out of range for rank ", t.rank());
-    BURN_CHECK(indices.rank() == 1, "Vulkan select: indices must have rank 1, got shape ", indices.shape);
-    check_index_tensor("select", indices);
+    assert(dim < t.rank() && indices.rank() == 1 && is_index_dtype(indices.dtype));
     Shape out_shape = t.shape;
     out_shape[dim] = indices.shape[0];
     VulkanTensor out = alloc(out_shape, t.dtype, t.device);
@@ -245,15 +217,10 @@ VulkanTensor Kernels::select(VulkanTensor t, std::size_t dim, VulkanTensor indic
 }
 
 VulkanTensor Kernels::select_add(VulkanTensor t, std::size_t dim, VulkanTensor indices, VulkanTensor values) {
-    BURN_CHECK(dim < t.rank(), "Vulkan select_add: dim ", dim, " is out of range for rank ", t.rank());
-    BURN_CHECK(indices.rank() == 1, "Vulkan select_add: indices must have rank 1, got shape ", indices.shape);
-    BURN_CHECK(values.dtype == t.dtype, "Vulkan select_add: the values have dtype ", dtype_name(values.dtype),
-               " but the tensor has dtype ", dtype_name(t.dtype));
+    assert(dim < t.rank() && indices.rank() == 1 && is_index_dtype(indices.dtype));
+    assert(values.dtype == t.dtype && values.rank() == t.rank());
     Shape expected = t.shape;
     expected[dim] = indices.shape[0];
-    BURN_CHECK(values.shape == expected, "Vulkan select_add: values of shape ", values.shape,
-               " do not match the expected shape ", expected);
-    check_index_tensor("select_add", indices);
     VulkanTensor out = alloc(t.shape, t.dtype, t.device);
     launch_scatter("select_add", &t, indices, values, out, dim, indices.shape[0], 0, meta(t),
                    select_index_meta(indices, expected, dim), meta(values));
@@ -269,7 +236,7 @@ VulkanTensor Kernels::argsort(VulkanTensor t, std::size_t dim, bool descending, 
 }
 
 VulkanTensor Kernels::argwhere(VulkanTensor t, DType index_dtype) {
-    check_index_dtype("argwhere", index_dtype);
+    assert(is_index_dtype(index_dtype));
     const std::size_t rank = t.rank();
     const std::size_t n = t.num_elements();
     check_u32("argwhere", n);
@@ -307,12 +274,8 @@ VulkanTensor Kernels::argwhere(VulkanTensor t, DType index_dtype) {
 }
 
 VulkanTensor Kernels::embedding(VulkanTensor weights, VulkanTensor indices) {
-    const char* op = "embedding";
-    BURN_CHECK(weights.rank() == 2, "Vulkan ", op, ": weights must be [n, d], got ", weights.shape);
-    BURN_CHECK(indices.rank() + 1 <= Shape::max_rank && indices.rank() + 1 <= 8, "Vulkan ", op, ": indices of rank ",
-               indices.rank(), " give too many dims");
-    BURN_CHECK(indices.dtype == DType::I32 || indices.dtype == DType::I64, "Vulkan ", op,
-               ": indices must be I64 or I32, got ", dtype_name(indices.dtype));
+    assert(weights.rank() == 2 && indices.rank() < Shape::max_rank);
+    assert(is_index_dtype(indices.dtype));
     const std::size_t n = weights.shape[0], d = weights.shape[1];
     const bool scalar = indices.rank() == 0;
     if (scalar) {
@@ -348,15 +311,8 @@ VulkanTensor Kernels::embedding(VulkanTensor weights, VulkanTensor indices) {
 
 VulkanTensor Kernels::embedding_backward(VulkanTensor weights, VulkanTensor grad, VulkanTensor indices) {
     const char* op = "embedding_backward";
-    BURN_CHECK(weights.rank() == 2, "Vulkan ", op, ": weights must be [n, d], got ", weights.shape);
-    Shape want = indices.shape;
-    want.push_back(weights.shape[1]);
-    BURN_CHECK(grad.shape == want, "Vulkan ", op, ": gradient of shape ", grad.shape, " should be ", want,
-               " for indices ", indices.shape);
-    BURN_CHECK(grad.dtype == weights.dtype, "Vulkan ", op, ": gradient dtype ", dtype_name(grad.dtype),
-               " differs from the weights' ", dtype_name(weights.dtype));
-    BURN_CHECK(indices.dtype == DType::I32 || indices.dtype == DType::I64, "Vulkan ", op,
-               ": indices must be I64 or I32, got ", dtype_name(indices.dtype));
+    assert(weights.rank() == 2 && grad.dtype == weights.dtype && is_index_dtype(indices.dtype));
+    assert(grad.rank() == indices.rank() + 1 && grad.shape[indices.rank()] == weights.shape[1]);
     VulkanTensor out = alloc(weights.shape, weights.dtype, weights.device);
     const TensorMeta om = meta(out);
     launch_scatter(op, nullptr, indices, grad, out, 0, indices.num_elements(), 1, om, meta(indices), meta(grad));

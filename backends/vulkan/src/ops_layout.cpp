@@ -28,7 +28,6 @@ void require_int64(const VulkanDevice& device, DType dtype, const char* op) {
 
 /// A TensorMeta of `shape` with explicit strides and offset (a view of some buffer).
 TensorMeta meta_of(const Shape& shape, const Strides& strides, std::int64_t offset) {
-    BURN_CHECK(shape.rank() <= 8, "Vulkan: tensors of rank ", shape.rank(), " are not supported (at most 8)");
     TensorMeta m;
     m.rank = static_cast<std::uint32_t>(shape.rank());
     m.offset = static_cast<std::int32_t>(offset);
@@ -182,68 +181,31 @@ VulkanTensor Kernels::contiguous(VulkanTensor t) {
 VulkanTensor Kernels::cast(VulkanTensor t, DType dtype) {
     if (t.dtype == dtype) return t;
     (void)device_element_size(dtype);  // unsupported dtypes: a clear message
-    BURN_CHECK(dtype != DType::QInt8 && t.dtype != DType::QInt8, "Vulkan cast: cannot cast ", t.dtype, " to ", dtype,
-               " (quantize / dequantize)");
+    assert(dtype != DType::QInt8 && t.dtype != DType::QInt8);  // the adapter dequantizes first
     return copy_to_new(t, dtype, "cast");
 }
 
 // ------------------------------------------------------------------------------ writes
 
 VulkanTensor Kernels::slice_assign(VulkanTensor t, std::span<const SliceRange> ranges, VulkanTensor values) {
-    const std::size_t rank = t.rank();
-    BURN_CHECK(ranges.size() <= rank, "slice_assign: ", ranges.size(),
-               " ranges for a tensor of rank ", rank);
-    BURN_CHECK(values.dtype == t.dtype, "slice_assign: the values have dtype ",
-               dtype_name(values.dtype), " but the tensor has dtype ", dtype_name(t.dtype));
-    Shape region = t.shape;
-    for (std::size_t d = 0; d < ranges.size(); ++d) {
-        const SliceRange& r = ranges[d];
-        BURN_CHECK(r.step > 0, "slice_assign: the step of dim ", d, " must be positive");
-        BURN_CHECK(r.len == 0 ||
-                       (r.start < t.shape[d] && (r.len - 1) <= (t.shape[d] - 1 - r.start) / r.step),
-                   "slice_assign: range start ", r.start, " len ", r.len, " step ", r.step,
-                   " is out of bounds for dim ", d, " with size ", t.shape[d]);
-        region[d] = r.len;
-    }
-    BURN_CHECK(values.shape == region, "slice_assign: values of shape ", values.shape,
-               " do not match the slice shape ", region);
+    assert(values.dtype == t.dtype);
     // In place when t is the only owner of a dense buffer (values cannot alias it then).
     VulkanTensor out = t.is_unique() && t.is_contiguous() ? std::move(t) : copy_to_new(t, t.dtype, "slice_assign");
+    backend::StridedLayout region = out;  // the view of the ranges (bounds asserted by view::slice)
+    backend::view::slice(region, ranges);
+    assert(values.shape == region.shape);
     if (region.num_elements() == 0) return out;
     check_u32("slice_assign", region.num_elements());
-    Strides st = out.strides;
-    std::int64_t off = out.offset;
-    for (std::size_t d = 0; d < ranges.size(); ++d) {
-        off += static_cast<std::int64_t>(ranges[d].start) * st[d];
-        st[d] *= static_cast<std::int64_t>(ranges[d].step);
-    }
     strided_copy(context(out), buffer_of(values), values.dtype, meta(values), buffer_of(out), out.dtype,
-                 meta_of(region, st, off));
+                 meta_of(region.shape, region.strides, region.offset));
     return out;
 }
 
 VulkanTensor Kernels::cat(std::vector<VulkanTensor> tensors, std::size_t dim) {
-    BURN_CHECK(!tensors.empty(), "cat: no tensors to concatenate");
-    const Shape& first = tensors[0].shape;
+    const Shape out_shape = backend::cat_shape(tensors, dim);
     const DType dtype = tensors[0].dtype;
-    BURN_CHECK(dim < first.rank(), "cat: dim ", dim, " is out of range for rank ", first.rank());
-    std::size_t total = 0;
-    for (std::size_t i = 0; i < tensors.size(); ++i) {
-        const VulkanTensor& x = tensors[i];
-        BURN_CHECK(x.dtype == dtype, "cat: tensor ", i, " has dtype ", dtype_name(x.dtype),
-                   " but tensor 0 has dtype ", dtype_name(dtype));
-        bool same = x.rank() == first.rank();
-        for (std::size_t d = 0; same && d < first.rank(); ++d)
-            same = d == dim || x.shape[d] == first[d];
-        BURN_CHECK(same, "cat: tensor ", i, " has shape ", x.shape, " but tensor 0 has shape ",
-                   first, " (they may differ only in dim ", dim, ")");
-        BURN_CHECK(!__builtin_add_overflow(total, x.shape[dim], &total),
-                   "cat: the output is too large");
-        BURN_CHECK(x.device == tensors[0].device, "cat: tensor ", i, " is on ", x.device,
-                   " but tensor 0 is on ", tensors[0].device);
-    }
-    Shape out_shape = first;
-    out_shape[dim] = total;
+    for ([[maybe_unused]] const VulkanTensor& x : tensors)
+        assert(x.dtype == dtype && x.device == tensors[0].device);
     check_output_size(out_shape, "cat");
     if (tensors.size() == 1) return contiguous(std::move(tensors[0]));
     VulkanTensor out = alloc(out_shape, dtype, tensors[0].device);
@@ -259,11 +221,8 @@ VulkanTensor Kernels::cat(std::vector<VulkanTensor> tensors, std::size_t dim) {
 }
 
 VulkanTensor Kernels::repeat_dim(VulkanTensor t, std::size_t dim, std::size_t times) {
-    BURN_CHECK(dim < t.rank(), "repeat_dim: dim ", dim, " is out of range for rank ", t.rank());
     if (times == 1) return t;
-    Shape out_shape = t.shape;
-    BURN_CHECK(!__builtin_mul_overflow(t.shape[dim], times, &out_shape[dim]),
-               "repeat_dim: the output is too large");
+    const Shape out_shape = backend::repeat_dim_shape(t.shape, dim, times);
     check_output_size(out_shape, "repeat_dim");
     VulkanTensor out = alloc(out_shape, t.dtype, t.device);
     if (out.num_elements() == 0) return out;
@@ -297,16 +256,7 @@ VulkanTensor Kernels::repeat_dim(VulkanTensor t, std::size_t dim, std::size_t ti
 
 VulkanTensor Kernels::arange(std::int64_t start, std::int64_t end, std::int64_t step, DType dtype,
                     const VulkanDevice& device) {
-    BURN_CHECK(step != 0, "arange: the step must not be zero");
-    std::uint64_t n = 0;
-    if ((step > 0 && end > start) || (step < 0 && end < start)) {
-        const std::uint64_t dist =
-            step > 0 ? static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(start)
-                     : static_cast<std::uint64_t>(start) - static_cast<std::uint64_t>(end);
-        const std::uint64_t s = step > 0 ? static_cast<std::uint64_t>(step)
-                                         : std::uint64_t{0} - static_cast<std::uint64_t>(step);
-        n = dist / s + (dist % s != 0);
-    }
+    const std::uint64_t n = backend::arange_length(start, end, step);
     check_u32("arange", n);
     const Shape shape{static_cast<std::size_t>(n)};
     require_int64(device, dtype, "arange");

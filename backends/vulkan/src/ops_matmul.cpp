@@ -74,25 +74,12 @@ Vec4Tile choose_vec4_tile(std::size_t m, std::size_t n) {
 }  // namespace
 
 VulkanTensor Kernels::matmul(VulkanTensor lhs, VulkanTensor rhs) {
-    const std::size_t r = lhs.rank();
-    BURN_CHECK(r >= 2 && rhs.rank() == r,
-               "Vulkan matmul: both operands need the same rank >= 2, got ", lhs.shape, " and ",
-               rhs.shape);
-    BURN_CHECK(lhs.dtype == rhs.dtype, "Vulkan matmul: dtypes differ (", dtype_name(lhs.dtype),
-               " and ", dtype_name(rhs.dtype), ")");
+    const Shape out_shape = backend::matmul_shape(lhs.shape, rhs.shape);
+    assert(lhs.dtype == rhs.dtype);
     BURN_CHECK(lhs.dtype == DType::F32 || lhs.dtype == DType::I32, "Vulkan matmul: dtype ",
                dtype_name(lhs.dtype), " is not supported (f32, i32)");
+    const std::size_t r = lhs.rank();
     const std::size_t m = lhs.shape[r - 2], k = lhs.shape[r - 1], n = rhs.shape[r - 1];
-    BURN_CHECK(rhs.shape[r - 2] == k, "Vulkan matmul: inner dims differ: ", lhs.shape, " x ",
-               rhs.shape);
-    Shape out_shape = lhs.shape;
-    for (std::size_t i = 0; i + 2 < r; ++i) {
-        const std::size_t a = lhs.shape[i], b = rhs.shape[i];
-        BURN_CHECK(a == b || a == 1 || b == 1, "Vulkan matmul: batch dims of ", lhs.shape, " and ",
-                   rhs.shape, " cannot be broadcast (dim ", i, ": ", a, " vs ", b, ")");
-        out_shape[i] = a == 1 ? b : a;
-    }
-    out_shape[r - 1] = n;
     const DType dt = lhs.dtype;
     check_u32("matmul", out_shape.num_elements());
     VulkanTensor out = alloc(out_shape, dt, lhs.device);

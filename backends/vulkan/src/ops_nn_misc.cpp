@@ -2,15 +2,15 @@
 // unfold4d (im2col) and interpolate / interpolate_backward (nearest, bilinear, bicubic with
 // PyTorch's F.interpolate semantics, as the CPU backend's nn_misc.cpp and interpolate.cpp).
 //
-// Interpolation is separable: the host computes each dim's taps (source indices and weights) with
-// exactly the CPU backend's arithmetic and uploads them; the forward kernel (interpolate_f32)
-// combines them per output element, the backward (interpolate_backward_f32) gathers per input
-// element through the inverse tap lists (CSR per dim), so no atomics are needed.
-#include <algorithm>
-#include <cmath>
+// Interpolation is separable: the host computes each dim's taps (source indices and weights, the
+// kit's tables of burn/backend/interpolate.hpp that the CPU backend uses too) and uploads them;
+// the forward kernel (interpolate_f32) combines them per output element, the backward
+// (interpolate_backward_f32) gathers per input element through the inverse tap lists (CSR per
+// dim), so no atomics are needed.
 #include <cstring>
 #include <vector>
 
+#include "burn/backend/interpolate.hpp"
 #include "ops_common.hpp"
 
 namespace burn::vk {
@@ -40,93 +40,11 @@ void launch(Context& ctx, const char* shader, std::vector<const Buffer*> bufs,
                  grid_1d(total, kWg, ctx.features()));
 }
 
-// ------------------------------------------------------------------ interpolation taps (CPU's)
-struct Taps {
-    std::size_t taps = 1;
-    std::vector<i64> idx;
-    std::vector<float> w;
-};
-
-Taps nearest_taps(std::size_t in, std::size_t out) {
-    Taps t;
-    t.idx.resize(out), t.w.assign(out, 1.0f);
-    const float scale = static_cast<float>(in) / static_cast<float>(out);
-    for (std::size_t o = 0; o < out; ++o) {
-        i64 s;
-        if (out == in) s = static_cast<i64>(o);
-        else if (out == 2 * in) s = static_cast<i64>(o >> 1);
-        else s = static_cast<i64>(std::floor(static_cast<float>(o) * scale));
-        t.idx[o] = std::min(s, static_cast<i64>(in) - 1);
-    }
-    return t;
-}
-
-float pixel_scale(std::size_t in, std::size_t out, bool align_corners) {
-    if (align_corners)
-        return out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.0f;
-    return static_cast<float>(in) / static_cast<float>(out);
-}
-
-float source_coord(float scale, std::size_t dst, bool align_corners, bool cubic) {
-    if (align_corners) return scale * static_cast<float>(dst);
-    const float s = scale * (static_cast<float>(dst) + 0.5f) - 0.5f;
-    return !cubic && s < 0.0f ? 0.0f : s;
-}
-
-Taps linear_taps(std::size_t in, std::size_t out, bool align_corners) {
-    Taps t;
-    t.taps = 2;
-    t.idx.resize(2 * out), t.w.resize(2 * out);
-    const float scale = pixel_scale(in, out, align_corners);
-    const i64 last = static_cast<i64>(in) - 1;
-    for (std::size_t o = 0; o < out; ++o) {
-        i64 i0;
-        float l1;
-        if (in == out && !align_corners) {
-            i0 = static_cast<i64>(o), l1 = 0.0f;
-        } else {
-            const float src = source_coord(scale, o, align_corners, false);
-            i0 = std::min(static_cast<i64>(src), last);
-            l1 = src - static_cast<float>(i0);
-        }
-        t.idx[2 * o] = i0;
-        t.idx[2 * o + 1] = i0 + (i0 < last ? 1 : 0);
-        t.w[2 * o] = 1.0f - l1;
-        t.w[2 * o + 1] = l1;
-    }
-    return t;
-}
-
-Taps cubic_taps(std::size_t in, std::size_t out, bool align_corners) {
-    constexpr float A = -0.75f;
-    auto near = [](float x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };
-    auto far = [](float x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };
-    Taps t;
-    t.taps = 4;
-    t.idx.resize(4 * out), t.w.resize(4 * out);
-    const float scale = pixel_scale(in, out, align_corners);
-    const i64 last = static_cast<i64>(in) - 1;
-    for (std::size_t o = 0; o < out; ++o) {
-        const float src = source_coord(scale, o, align_corners, true);
-        const float fl = std::floor(src);
-        const i64 i = static_cast<i64>(fl);
-        const float x = src - fl;
-        const float w[4] = {far(x + 1), near(x), near(1 - x), far(2 - x)};
-        for (int j = 0; j < 4; ++j) {
-            t.idx[4 * o + j] = std::clamp<i64>(i - 1 + j, 0, last);
-            t.w[4 * o + j] = w[j];
-        }
-    }
-    return t;
-}
+/// The tap tables of the kit (burn/backend/interpolate.hpp), in f32 as the kernels read them.
+using Taps = backend::InterpolationTaps<float>;
 
 Taps make_taps(std::size_t in, std::size_t out, const InterpolateOptions& o) {
-    switch (o.mode) {
-        case InterpolateMode::Nearest: return nearest_taps(in, out);
-        case InterpolateMode::Bilinear: return linear_taps(in, out, o.align_corners);
-        case InterpolateMode::Bicubic: return cubic_taps(in, out, o.align_corners);
-    }
-    ::burn::detail::fail("Vulkan interpolate: unknown mode");
+    return backend::interpolation_taps<float>(in, out, o);
 }
 
 std::int32_t bits(float f) {
@@ -151,16 +69,18 @@ std::vector<std::int32_t> header(const VulkanTensor& view, std::size_t H, std::s
     return t;
 }
 
-void check_dims(const Shape& x, std::array<std::size_t, 2> out, const char* op) {
-    BURN_CHECK(x.rank() == 4, "Vulkan ", op, ": expected a 4-d input [b, c, h, w], got ", x);
-    BURN_CHECK(out[0] > 0 && out[1] > 0 && x[2] > 0 && x[3] > 0, "Vulkan ", op,
-               ": empty spatial dim (input ", x, ", output size [", out[0], ", ", out[1], "])");
+/// Interpolation takes x [b, c, h, w] with a non-empty plane (the Tensor layer checked), in f32.
+void check_input(const VulkanTensor& x, [[maybe_unused]] std::array<std::size_t, 2> out,
+                 const char* op) {
+    assert(x.rank() == 4 && out[0] > 0 && out[1] > 0 && x.shape[2] > 0 && x.shape[3] > 0);
+    BURN_CHECK(x.dtype == DType::F32, "Vulkan ", op, ": expected a float tensor, got ",
+               dtype_name(x.dtype));
 }
 
 }  // namespace
 
 VulkanTensor Kernels::unfold4d(VulkanTensor x, const SpatialArgs& a) {
-    BURN_CHECK(x.rank() == 4, "Vulkan unfold4d: expected a 4-d input [b, c, h, w], got ", x.shape);
+    assert(x.rank() == 4 && a.n == 2);
     const char* op = "unfold4d";
     const std::size_t B = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
     const std::size_t kh = a.kernel[0], kw = a.kernel[1];
@@ -170,8 +90,7 @@ VulkanTensor Kernels::unfold4d(VulkanTensor x, const SpatialArgs& a) {
     check_u32(op, out_shape.num_elements() * 2);
     check_u32(op, x.num_elements() * 2);
     const std::size_t esize = device_element_size(x.dtype);
-    BURN_CHECK(esize == 4 || esize == 8, "Vulkan unfold4d: dtype ", dtype_name(x.dtype),
-               " is not supported");
+    assert(esize == 4 || esize == 8);  // quantized tensors are dequantized first
     VulkanTensor y = alloc(out_shape, x.dtype, x.device);
     const std::size_t total = out_shape.num_elements();
     if (total == 0) return y;
@@ -202,9 +121,7 @@ VulkanTensor Kernels::unfold4d(VulkanTensor x, const SpatialArgs& a) {
 VulkanTensor Kernels::interpolate(VulkanTensor x, std::array<std::size_t, 2> output_size,
                          const InterpolateOptions& options) {
     const char* op = "interpolate";
-    check_dims(x.shape, output_size, op);
-    BURN_CHECK(x.dtype == DType::F32, "Vulkan interpolate: expected a float tensor, got ",
-               dtype_name(x.dtype));
+    check_input(x, output_size, op);
     const std::size_t H = x.shape[2], W = x.shape[3], OH = output_size[0], OW = output_size[1];
     const Shape out_shape{x.shape[0], x.shape[1], OH, OW};
     check_u32(op, out_shape.num_elements());
@@ -260,14 +177,9 @@ VulkanTensor Kernels::interpolate_backward(VulkanTensor x, VulkanTensor grad,
                                   std::array<std::size_t, 2> output_size,
                                   const InterpolateOptions& options) {
     const char* op = "interpolate_backward";
-    check_dims(x.shape, output_size, op);
+    check_input(x, output_size, op);
     const std::size_t H = x.shape[2], W = x.shape[3], OH = output_size[0], OW = output_size[1];
-    const Shape want{x.shape[0], x.shape[1], OH, OW};
-    BURN_CHECK(grad.shape == want, "Vulkan ", op, ": gradient of shape ", grad.shape, " should be ",
-               want);
-    BURN_CHECK(grad.dtype == x.dtype && x.dtype == DType::F32, "Vulkan ", op,
-               ": expected float tensors, got ", dtype_name(x.dtype), " and ",
-               dtype_name(grad.dtype));
+    assert(grad.shape == Shape({x.shape[0], x.shape[1], OH, OW}) && grad.dtype == x.dtype);
     check_u32(op, x.num_elements());
     VulkanTensor gx = alloc(x.shape, x.dtype, x.device);
     const std::size_t total = x.num_elements();

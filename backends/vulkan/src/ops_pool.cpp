@@ -52,43 +52,28 @@ struct Geom {
     Shape out_shape;
 };
 
-Geom geometry(const Shape& x, const SpatialArgs& a, const char* op) {
-    BURN_CHECK((a.n == 1 || a.n == 2) && x.rank() == a.n + 2, "Vulkan ", op, ": expected ", a.n + 2,
-               "-d input for ", a.n, "-d pooling, got ", x);
+Geom geometry(const Shape& x, const SpatialArgs& a) {
     Geom g;
+    g.out_shape = backend::pool_shape(x, a);
     auto& p = g.prm.p;
     p[0] = i32(x[0] * x[1]);
     p[1] = i32(x[1]);
-    std::size_t oh = 1;
     const std::size_t off = a.n == 2 ? 1 : 0;
     if (a.n == 2) {
-        p[3] = i32(x[2]);
+        p[3] = i32(x[2]), p[6] = i32(g.out_shape[2]);
         p[9] = i32(a.kernel[0]), p[12] = i32(a.stride[0]), p[15] = i32(a.padding[0]),
         p[18] = i32(a.dilation[0]);
-        oh = conv_output_size(x[2], a.kernel[0], a.stride[0], a.padding[0], a.dilation[0],
-                              a.ceil_mode);
-        p[6] = i32(oh);
     }
-    const std::size_t W = x[x.rank() - 1];
-    p[4] = i32(W);
+    p[4] = i32(x[x.rank() - 1]), p[7] = i32(g.out_shape[x.rank() - 1]);
     p[10] = i32(a.kernel[off]), p[13] = i32(a.stride[off]), p[16] = i32(a.padding[off]);
     p[19] = i32(a.dilation[off]);
-    const std::size_t ow = conv_output_size(W, a.kernel[off], a.stride[off], a.padding[off],
-                                            a.dilation[off], a.ceil_mode);
-    p[7] = i32(ow);
-    g.out_shape = a.n == 2 ? Shape{x[0], x[1], oh, ow} : Shape{x[0], x[1], ow};
     return g;
 }
 
+/// The pooling kernels read f32 (float tensors of another dtype are not supported on Vulkan).
 void check_float(const VulkanTensor& t, const char* op) {
     BURN_CHECK(t.dtype == DType::F32, "Vulkan ", op, ": expected a float tensor, got ",
                dtype_name(t.dtype));
-}
-
-void check_grad(const VulkanTensor& grad, const Shape& want, const char* op) {
-    BURN_CHECK(grad.shape == want, "Vulkan ", op, ": gradient of shape ", grad.shape, " should be ",
-               want);
-    check_float(grad, op);
 }
 
 /// Runs `shader` with bindings {inputs..., out, params} over `total` invocations.
@@ -110,7 +95,7 @@ void run(Context& ctx, const char* shader, std::vector<const Buffer*> bufs, Para
 
 VulkanTensor Kernels::avg_pool(VulkanTensor x, const SpatialArgs& a) {
     check_float(x, "avg_pool");
-    Geom g = geometry(x.shape, a, "avg_pool");
+    Geom g = geometry(x.shape, a);
     check_u32("avg_pool", g.out_shape.num_elements());
     VulkanTensor y = alloc(g.out_shape, x.dtype, x.device);
     if (y.num_elements() == 0) return y;
@@ -121,8 +106,9 @@ VulkanTensor Kernels::avg_pool(VulkanTensor x, const SpatialArgs& a) {
 }
 
 VulkanTensor Kernels::avg_pool_backward(VulkanTensor x, VulkanTensor grad, const SpatialArgs& a) {
-    Geom g = geometry(x.shape, a, "avg_pool_backward");
-    check_grad(grad, g.out_shape, "avg_pool_backward");
+    Geom g = geometry(x.shape, a);
+    assert(grad.shape == g.out_shape);
+    check_float(grad, "avg_pool_backward");
     VulkanTensor gx = alloc(x.shape, grad.dtype, x.device);
     if (gx.num_elements() == 0) return gx;
     if (grad.num_elements() == 0) {
@@ -139,11 +125,9 @@ VulkanTensor Kernels::avg_pool_backward(VulkanTensor x, VulkanTensor grad, const
 std::pair<VulkanTensor, VulkanTensor> Kernels::max_pool(VulkanTensor x, const SpatialArgs& a,
                                                bool with_indices, DType index_dtype) {
     check_float(x, "max_pool");
-    Geom g = geometry(x.shape, a, "max_pool");
+    Geom g = geometry(x.shape, a);
     check_u32("max_pool", g.out_shape.num_elements());
-    if (with_indices)
-        BURN_CHECK(index_dtype == DType::I32 || index_dtype == DType::I64,
-                   "Vulkan max_pool: indices must be I64 or I32, got ", dtype_name(index_dtype));
+    assert(!with_indices || index_dtype == DType::I32 || index_dtype == DType::I64);
     VulkanTensor y = alloc(g.out_shape, x.dtype, x.device);
     VulkanTensor idx = alloc(with_indices ? g.out_shape : Shape{0}, index_dtype, x.device);
     if (y.num_elements() == 0) return {std::move(y), std::move(idx)};
@@ -157,12 +141,10 @@ std::pair<VulkanTensor, VulkanTensor> Kernels::max_pool(VulkanTensor x, const Sp
 VulkanTensor Kernels::max_pool_backward(VulkanTensor x, VulkanTensor grad, VulkanTensor indices,
                                const SpatialArgs& a) {
     const char* op = "max_pool_backward";
-    Geom g = geometry(x.shape, a, op);
-    check_grad(grad, g.out_shape, op);
-    BURN_CHECK(indices.shape == g.out_shape, "Vulkan ", op, ": indices of shape ", indices.shape,
-               " should be ", g.out_shape);
-    BURN_CHECK(indices.dtype == DType::I32 || indices.dtype == DType::I64, "Vulkan ", op,
-               ": indices must be I64 or I32, got ", dtype_name(indices.dtype));
+    Geom g = geometry(x.shape, a);
+    assert(grad.shape == g.out_shape && indices.shape == g.out_shape);
+    assert(indices.dtype == DType::I32 || indices.dtype == DType::I64);
+    check_float(grad, op);
     VulkanTensor gx = alloc(x.shape, grad.dtype, x.device);
     if (gx.num_elements() == 0) return gx;
     if (grad.num_elements() == 0) {
@@ -189,16 +171,14 @@ VulkanTensor Kernels::max_pool_backward(VulkanTensor x, VulkanTensor grad, Vulka
 
 namespace {
 
-Params adaptive_params(const Shape& x, std::span<const std::size_t> output_size, const char* op) {
+Params adaptive_params(const Shape& x, std::span<const std::size_t> output_size) {
     const std::size_t n = output_size.size();
-    BURN_CHECK(n >= 1 && n <= 3 && x.rank() == n + 2, "Vulkan ", op, ": expected a ", n + 2,
-               "-d input for a ", n, "-d output size, got ", x);
+    assert(n >= 1 && n <= 3 && x.rank() == n + 2);
     Params prm;
     prm.p[0] = i32(x[0] * x[1]);
     prm.p[1] = i32(x[1]);
     for (std::size_t i = 0; i < n; ++i) {
-        BURN_CHECK(output_size[i] > 0 && x[2 + i] > 0, "Vulkan ", op, ": empty spatial dim (input ",
-                   x, ")");
+        assert(output_size[i] > 0 && x[2 + i] > 0);
         prm.p[2 + 3 - n + i] = i32(x[2 + i]);
         prm.p[5 + 3 - n + i] = i32(output_size[i]);
     }
@@ -209,7 +189,7 @@ Params adaptive_params(const Shape& x, std::span<const std::size_t> output_size,
 
 VulkanTensor Kernels::adaptive_avg_pool(VulkanTensor x, std::span<const std::size_t> output_size) {
     check_float(x, "adaptive_avg_pool");
-    Params prm = adaptive_params(x.shape, output_size, "adaptive_avg_pool");
+    Params prm = adaptive_params(x.shape, output_size);
     Shape out{x.shape[0], x.shape[1]};
     for (std::size_t s : output_size) out.push_back(s);
     check_u32("adaptive_avg_pool", out.num_elements());
@@ -222,13 +202,9 @@ VulkanTensor Kernels::adaptive_avg_pool(VulkanTensor x, std::span<const std::siz
 
 VulkanTensor Kernels::adaptive_avg_pool_backward(VulkanTensor x, VulkanTensor grad) {
     const char* op = "adaptive_avg_pool_backward";
-    BURN_CHECK(grad.rank() == x.rank() && x.rank() >= 3 && x.rank() <= 5 &&
-                   grad.shape[0] == x.shape[0] && grad.shape[1] == x.shape[1],
-               "Vulkan ", op, ": gradient of shape ", grad.shape, " does not match the input ",
-               x.shape);
+    assert(grad.rank() == x.rank() && grad.shape[0] == x.shape[0] && grad.shape[1] == x.shape[1]);
     check_float(grad, op);
-    const std::span<const std::size_t> out_size = grad.shape.dims().subspan(2);
-    Params prm = adaptive_params(x.shape, out_size, op);
+    Params prm = adaptive_params(x.shape, grad.shape.dims().subspan(2));
     VulkanTensor gx = alloc(x.shape, grad.dtype, x.device);
     if (gx.num_elements() == 0) return gx;
     prm.view(24, grad);

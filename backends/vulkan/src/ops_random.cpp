@@ -5,12 +5,10 @@
 #include <array>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <memory>
-#include <mutex>
-#include <random>
 #include <vector>
 
+#include "burn/backend/random.hpp"
 #include "kernels.hpp"
 #include "ops_common.hpp"
 
@@ -19,24 +17,10 @@ namespace {
 
 constexpr std::uint32_t kWg = kElementwiseWorkgroup;
 
-struct GeneratorState {
-    std::mutex mu;
-    bool seeded = false;
-    std::uint64_t key = 0;
-    std::uint64_t offset = 0;
-};
-
-GeneratorState& state() {
-    static GeneratorState s;
+/// The Vulkan backend's position in its stream (the CPU backend keeps its own).
+backend::PhiloxState& state() {
+    static backend::PhiloxState s;
     return s;
-}
-
-/// Saturating double -> int64 (NaN -> 0).
-std::int64_t to_i64_sat(double v) {
-    if (!(v == v)) return 0;
-    if (v >= 0x1p63) return std::numeric_limits<std::int64_t>::max();
-    if (v < -0x1p63) return std::numeric_limits<std::int64_t>::min();
-    return static_cast<std::int64_t>(v);
 }
 
 struct RandomPush {
@@ -71,13 +55,7 @@ std::pair<std::size_t, std::size_t> runs_of(const Shape& shape, const Quantizati
 
 }  // namespace
 
-void Kernels::seed(std::uint64_t s) {
-    GeneratorState& st = state();
-    std::lock_guard lock(st.mu);
-    st.key = s;
-    st.offset = 0;
-    st.seeded = true;
-}
+void Kernels::seed(std::uint64_t s) { state().seed(s); }
 
 VulkanTensor Kernels::random(const Shape& shape, const Distribution& dist, DType dtype, const VulkanDevice& device) {
     const std::size_t n = shape.num_elements();
@@ -98,9 +76,8 @@ VulkanTensor Kernels::random(const Shape& shape, const Distribution& dist, DType
         push.below_hi = std::nextafter(hi, static_cast<float>(dist.a));
         push.guard = dist.a < dist.b ? 1u : 0u;
         if (is_int) {
-            const std::int64_t lo = to_i64_sat(dist.a), ihi = to_i64_sat(dist.b);
-            BURN_CHECK(lo < ihi, "random: int Uniform(", dist.a, ", ", dist.b,
-                       ") needs trunc(low) < trunc(high)");
+            const std::int64_t lo = trunc_to_int64(dist.a), ihi = trunc_to_int64(dist.b);
+            assert(lo < ihi);  // Tensor::random checked the range
             const auto range = static_cast<std::uint64_t>(ihi) - static_cast<std::uint64_t>(lo);
             push.ilo[0] = static_cast<std::uint32_t>(static_cast<std::uint64_t>(lo));
             push.ilo[1] = static_cast<std::uint32_t>(static_cast<std::uint64_t>(lo) >> 32);
@@ -112,21 +89,11 @@ VulkanTensor Kernels::random(const Shape& shape, const Distribution& dist, DType
     if (n == 0) return out;
     const std::uint64_t per_block = is_int ? 2 : 4;
     const std::uint64_t blocks = (n + per_block - 1) / per_block;
-    {
-        GeneratorState& s = state();
-        std::lock_guard lock(s.mu);
-        if (!s.seeded) {
-            std::random_device rd;
-            s.key = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-            s.offset = 0;
-            s.seeded = true;
-        }
-        push.k0 = static_cast<std::uint32_t>(s.key);
-        push.k1 = static_cast<std::uint32_t>(s.key >> 32);
-        push.off_lo = static_cast<std::uint32_t>(s.offset);
-        push.off_hi = static_cast<std::uint32_t>(s.offset >> 32);
-        s.offset += blocks;
-    }
+    const auto r = state().reserve(blocks);
+    push.k0 = r.k0;
+    push.k1 = r.k1;
+    push.off_lo = static_cast<std::uint32_t>(r.first_block);
+    push.off_hi = static_cast<std::uint32_t>(r.first_block >> 32);
     push.n = static_cast<std::uint32_t>(n);
     push.blocks = static_cast<std::uint32_t>(blocks);
     Context& ctx = context(device);
@@ -171,8 +138,7 @@ VulkanTensor Kernels::quantize(VulkanTensor t, const QuantizationScheme& scheme,
 }
 
 VulkanTensor Kernels::dequantize(const VulkanTensor& t, DType float_dtype) {
-    BURN_CHECK(t.qinfo && t.dtype == DType::QInt8 && t.is_contiguous() && t.offset == 0,
-               "vk::dequantize: expected a dense quantized tensor, got dtype ", dtype_name(t.dtype));
+    assert(t.is_dense_quantized());
     BURN_CHECK(float_dtype == DType::F32, "vk::dequantize: target dtype ", dtype_name(float_dtype),
                " is not a float type of the Vulkan backend (f32)");
     const QuantizationInfo& info = *t.qinfo;

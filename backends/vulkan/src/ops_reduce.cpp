@@ -44,20 +44,9 @@ bool use_subgroups(const Context& ctx) {
     return f.subgroup_in_compute && f.subgroup_basic && f.subgroup_arithmetic && f.subgroup_size >= 4;
 }
 
-const char* op_name(ReduceOp op, bool dim) {
-    switch (op) {
-        case ReduceOp::Sum: return dim ? "sum_dim" : "sum";
-        case ReduceOp::Prod: return dim ? "prod_dim" : "prod";
-        case ReduceOp::Mean: return dim ? "mean_dim" : "mean";
-        case ReduceOp::Max: return dim ? "max_dim" : "max";
-        case ReduceOp::Min: return dim ? "min_dim" : "min";
-    }
-    return "reduce";
-}
-
-void check_numeric(const char* name, DType dt) {
-    BURN_CHECK(dt == DType::F32 || dt == DType::I32 || dt == DType::I64, "Vulkan ", name,
-               ": unsupported dtype ", dtype_name(dt));
+/// The numeric dtypes of Vulkan (bool tensors go through any / all).
+constexpr bool numeric(DType dt) {
+    return dt == DType::F32 || dt == DType::I32 || dt == DType::I64;
 }
 
 /// A new contiguous tensor of `shape` with every element `value` (written from the host).
@@ -180,6 +169,14 @@ void launch_reduce(const VulkanTensor& t, const VulkanTensor& out, std::uint32_t
     ctx.dispatch(p, {&pmetas, &partial, &buffer_of(out)}, push, groups(lanes));
 }
 
+/// A reduction over no elements, of `shape`: 0 (sum), 1 (prod) or NaN (mean of floats).
+VulkanTensor empty_reduction(ReduceOp op, const Shape& shape, const VulkanTensor& t) {
+    assert(op == ReduceOp::Sum || op == ReduceOp::Prod ||
+           (op == ReduceOp::Mean && t.dtype == DType::F32));
+    const ScalarArg v = backend::empty_reduction(op);
+    return host_full(shape, t.dtype, v.f, v.i, t.device);
+}
+
 /// The mean of i32 values sums in i64 (as the CPU backend, whose sums do not overflow): through
 /// i64 copies when the device has 64-bit integers.
 bool widen_mean(ReduceOp op, const VulkanTensor& t) {
@@ -191,19 +188,9 @@ std::uint32_t dim_u32(std::size_t dim) { return static_cast<std::uint32_t>(dim);
 }  // namespace
 
 VulkanTensor Kernels::reduce_all(ReduceOp op, VulkanTensor t) {
-    const char* name = op_name(op, false);
-    check_numeric(name, t.dtype);
+    assert(numeric(t.dtype));
     const std::size_t n = t.num_elements();
-    if (n == 0) {
-        switch (op) {
-            case ReduceOp::Sum: return host_full(Shape{1}, t.dtype, 0.0, 0, t.device);
-            case ReduceOp::Prod: return host_full(Shape{1}, t.dtype, 1.0, 1, t.device);
-            case ReduceOp::Mean:
-                BURN_CHECK(t.dtype == DType::F32, "Vulkan mean: cannot take the mean of an empty integer tensor");
-                return host_full(Shape{1}, t.dtype, std::numeric_limits<double>::quiet_NaN(), 0, t.device);
-            default: ::burn::detail::fail("Vulkan ", name, ": cannot reduce an empty tensor");
-        }
-    }
+    if (n == 0) return empty_reduction(op, Shape{1}, t);
     if (widen_mean(op, t)) return cast(reduce_all(op, cast(std::move(t), DType::I64)), DType::I32);
     VulkanTensor out = alloc(Shape{1}, t.dtype, t.device);
     launch_reduce(t, out, kFlatDim, n, 1, op_code(op));
@@ -211,20 +198,9 @@ VulkanTensor Kernels::reduce_all(ReduceOp op, VulkanTensor t) {
 }
 
 VulkanTensor Kernels::reduce_dim(ReduceOp op, VulkanTensor t, std::size_t dim) {
-    const char* name = op_name(op, true);
-    BURN_CHECK(dim < t.rank(), "Vulkan ", name, ": dim ", dim, " is out of range for a tensor of rank ", t.rank());
-    check_numeric(name, t.dtype);
+    assert(dim < t.rank() && numeric(t.dtype));
     const Shape shape = kept_shape(t.shape, dim);
-    if (t.shape[dim] == 0) {
-        switch (op) {
-            case ReduceOp::Sum: return host_full(shape, t.dtype, 0.0, 0, t.device);
-            case ReduceOp::Prod: return host_full(shape, t.dtype, 1.0, 1, t.device);
-            case ReduceOp::Mean:
-                BURN_CHECK(t.dtype == DType::F32, "Vulkan ", name, ": cannot take the mean of an empty integer dimension");
-                return host_full(shape, t.dtype, std::numeric_limits<double>::quiet_NaN(), 0, t.device);
-            default: ::burn::detail::fail("Vulkan ", name, ": cannot reduce an empty dimension");
-        }
-    }
+    if (t.shape[dim] == 0) return empty_reduction(op, shape, t);
     if (shape.num_elements() > 0 && widen_mean(op, t))
         return cast(reduce_dim(op, cast(std::move(t), DType::I64), dim), DType::I32);
     VulkanTensor out = alloc(shape, t.dtype, t.device);
@@ -236,14 +212,10 @@ VulkanTensor Kernels::reduce_dim(ReduceOp op, VulkanTensor t, std::size_t dim) {
 
 std::pair<VulkanTensor, VulkanTensor> Kernels::reduce_dim_with_indices(ReduceOp op, VulkanTensor t, std::size_t dim,
                                                               DType index_dtype) {
-    BURN_CHECK(op == ReduceOp::Max || op == ReduceOp::Min,
-               "Vulkan reduce_dim_with_indices: only max and min have indices");
-    const char* name = op_name(op, true);
-    BURN_CHECK(dim < t.rank(), "Vulkan ", name, ": dim ", dim, " is out of range for a tensor of rank ", t.rank());
-    check_numeric(name, t.dtype);
-    BURN_CHECK(index_dtype == DType::I32 || index_dtype == DType::I64, "Vulkan ", name,
-               ": the index dtype must be i32 or i64, got ", dtype_name(index_dtype));
-    BURN_CHECK(t.shape[dim] != 0, "Vulkan ", name, ": cannot reduce an empty dimension");
+    assert(op == ReduceOp::Max || op == ReduceOp::Min);
+    const char* name = backend::op_dim_name(op);
+    assert(dim < t.rank() && numeric(t.dtype) && t.shape[dim] != 0);
+    assert(index_dtype == DType::I32 || index_dtype == DType::I64);
     const Shape shape = kept_shape(t.shape, dim);
     VulkanTensor values = alloc(shape, t.dtype, t.device);
     VulkanTensor indices = alloc(shape, index_dtype, t.device);
@@ -274,8 +246,7 @@ VulkanTensor Kernels::any_all(bool all, VulkanTensor t) {
 }
 
 VulkanTensor Kernels::any_all_dim(bool all, VulkanTensor t, std::size_t dim) {
-    const char* name = all ? "all_dim" : "any_dim";
-    BURN_CHECK(dim < t.rank(), "Vulkan ", name, ": dim ", dim, " is out of range for a tensor of rank ", t.rank());
+    assert(dim < t.rank());
     if (t.dtype != DType::Bool) t = cast(std::move(t), DType::Bool);
     const Shape shape = kept_shape(t.shape, dim);
     if (t.shape[dim] == 0) return host_full(shape, DType::Bool, 0.0, all ? 1 : 0, t.device);
@@ -288,9 +259,8 @@ VulkanTensor Kernels::any_all_dim(bool all, VulkanTensor t, std::size_t dim) {
 }
 
 VulkanTensor Kernels::cumulative(CumOp op, VulkanTensor t, std::size_t dim) {
-    const char* name = op == CumOp::Sum ? "cumsum" : op == CumOp::Prod ? "cumprod" : op == CumOp::Max ? "cummax" : "cummin";
-    BURN_CHECK(dim < t.rank(), "Vulkan ", name, ": dim ", dim, " is out of range for a tensor of rank ", t.rank());
-    check_numeric(name, t.dtype);
+    const char* name = backend::op_name(op);
+    assert(dim < t.rank() && numeric(t.dtype));
     VulkanTensor out = alloc(t.shape, t.dtype, t.device);
     const std::size_t numel = t.num_elements();
     if (numel == 0) return out;

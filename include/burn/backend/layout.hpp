@@ -90,6 +90,11 @@ struct StridedTensor : StridedLayout {
 
     /// This handle is the buffer's only owner: ops may write the result into it.
     bool is_unique() const { return buffer && buffer.use_count() == 1; }
+    /// A quantized tensor as quantize and quantized_from_data make it: dense, at offset 0 (the
+    /// adapter dequantizes before any view, so the kernels only see these).
+    bool is_dense_quantized() const {
+        return qinfo && dtype == DType::QInt8 && is_contiguous() && offset == 0;
+    }
     /// The first element (host buffers: `Buffer::data()` returns the block's start).
     template <class E>
     E* data() const {

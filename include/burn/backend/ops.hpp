@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 
 #include "burn/tensor/module_options.hpp"
 #include "burn/tensor/shape.hpp"
@@ -20,8 +21,8 @@ namespace burn::backend {
 struct ScalarArg {
     double f = 0.0;
     std::int64_t i = 0;
-    static ScalarArg of(double v) { return {v, static_cast<std::int64_t>(v)}; }
-    static ScalarArg of(std::int64_t v) { return {static_cast<double>(v), v}; }
+    static constexpr ScalarArg of(double v) { return {v, static_cast<std::int64_t>(v)}; }
+    static constexpr ScalarArg of(std::int64_t v) { return {static_cast<double>(v), v}; }
 };
 
 // Each list gives an enumerator and the name of the tensor op it implements (for messages).
@@ -68,6 +69,25 @@ BURN_DEFINE_OP_ENUM(Activation, BURN_ACTIVATION_OPS)
 #undef BURN_DEFINE_OP_ENUM
 #undef BURN_ENUM_ENTRY
 #undef BURN_ENUM_NAME
+
+/// The name of the reduction along one dim ("sum_dim", "max_dim").
+constexpr const char* op_dim_name(ReduceOp op) noexcept {
+#define BURN_ENUM_DIM_NAME(E, NAME) #NAME "_dim",
+    constexpr const char* names[] = {BURN_REDUCE_OPS(BURN_ENUM_DIM_NAME)};
+#undef BURN_ENUM_DIM_NAME
+    const auto i = static_cast<std::size_t>(op);
+    return i < std::size(names) ? names[i] : "?";
+}
+
+/// The value of a reduction over no elements: 0 (Sum), 1 (Prod), NaN (Mean, float tensors). The
+/// Tensor layer rejects the others (max and min of nothing, the mean of an empty int dim).
+constexpr ScalarArg empty_reduction(ReduceOp op) noexcept {
+    switch (op) {
+        case ReduceOp::Sum: return ScalarArg::of(std::int64_t{0});
+        case ReduceOp::Prod: return ScalarArg::of(std::int64_t{1});
+        default: return {std::numeric_limits<double>::quiet_NaN(), 0};
+    }
+}
 
 /// Spatial parameters of a convolution or pooling over `n` spatial dims (entries >= n unused).
 struct SpatialArgs {

@@ -24,6 +24,8 @@ struct Adam {
 
     /// One step on one parameter: the backend's fused kernel when it has one
     /// (FusedAdamBackend, <burn/optim/kernels.hpp>; the CPU backend does), else step_composed.
+    /// Both paths check the gradient and the state first (check_step) and accept the same
+    /// parameters: a quantized one is dequantized, as the composed ops do.
     template <Backend IB, std::size_t D>
     Tensor<IB, D> step(double lr, Tensor<IB, D> param, Tensor<IB, D> grad,
                        ParamState<IB>& state) const {
@@ -31,6 +33,8 @@ struct Adam {
             const auto device = grad.device();
             auto m = state.template take<D>("moment_1", device);
             auto v = state.template take<D>("moment_2", device);
+            check_step(param, grad, m, v);
+            if (param.is_quantized()) param = param.dequantize();
             const std::int64_t time = state.counter("time") + 1;
             const AdamHyper h = hyper(lr, time);
             std::optional<typename IB::FloatTensor> pm, pv;
@@ -55,6 +59,7 @@ struct Adam {
         const auto device = grad.device();
         auto m = state.template take<D>("moment_1", device);
         auto v = state.template take<D>("moment_2", device);
+        check_step(param, grad, m, v);
         const std::int64_t time = state.counter("time") + 1;
         const AdamHyper h = hyper(lr, time);
         if (weight_decay) grad = weight_decay->apply(std::move(grad), param);
@@ -74,6 +79,22 @@ struct Adam {
     }
 
 private:
+    /// Throws burn::Error unless the gradient and the moments (both or none: the state of this
+    /// parameter) have the parameter's shape.
+    template <Backend IB, std::size_t D>
+    static void check_step(const Tensor<IB, D>& param, const Tensor<IB, D>& grad,
+                           const std::optional<Tensor<IB, D>>& m,
+                           const std::optional<Tensor<IB, D>>& v) {
+        BURN_CHECK(grad.shape() == param.shape(), "Adam: the gradient (", grad.shape(),
+                   ") does not match the parameter (", param.shape(), ")");
+        BURN_CHECK(m.has_value() == v.has_value(), "Adam: both moments or none");
+        if (m)
+            BURN_CHECK(m->shape() == param.shape() && v->shape() == param.shape(),
+                       "Adam: the moments ", m->shape(), " and ", v->shape(),
+                       " do not match the parameter ", param.shape(),
+                       " (a state of another model?)");
+    }
+
     AdamHyper hyper(double lr, std::int64_t time) const {
         return AdamHyper{lr,
                          beta_1,

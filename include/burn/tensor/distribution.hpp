@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 #pragma once
 
+#include <cstdint>
+#include <limits>
+
 namespace burn {
 
 /// How `random` fills a tensor. Mirrors Burn's `Distribution` enum.
@@ -19,5 +22,15 @@ struct Distribution {
     /// Normal with `mean` and standard deviation `std`.
     static Distribution Normal(double mean, double std) { return {Kind::Normal, mean, std}; }
 };
+
+/// `v` truncated toward zero and saturated to the int64 range (NaN gives 0). An integer
+/// Uniform(low, high) draws from [trunc_to_int64(low), trunc_to_int64(high)), which must not be
+/// empty.
+inline std::int64_t trunc_to_int64(double v) {
+    if (!(v == v)) return 0;
+    if (v >= 0x1p63) return std::numeric_limits<std::int64_t>::max();
+    if (v < -0x1p63) return std::numeric_limits<std::int64_t>::min();
+    return static_cast<std::int64_t>(v);
+}
 
 }  // namespace burn

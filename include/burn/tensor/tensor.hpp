@@ -159,9 +159,14 @@ public:
         requires NumericKind<K>
     {
         check_rank(shape, "Tensor::random");
-        if (distribution.kind == Distribution::Kind::Uniform)
+        if (distribution.kind == Distribution::Kind::Uniform) {
             BURN_CHECK(distribution.a <= distribution.b, "Tensor::random: uniform low ",
                        distribution.a, " exceeds high ", distribution.b);
+            if constexpr (std::same_as<K, Int>)
+                BURN_CHECK(trunc_to_int64(distribution.a) < trunc_to_int64(distribution.b),
+                           "Tensor::random: int Uniform(", distribution.a, ", ", distribution.b,
+                           ") needs trunc(low) < trunc(high)");
+        }
         if (distribution.kind == Distribution::Kind::Bernoulli)
             BURN_CHECK(distribution.a >= 0.0 && distribution.a <= 1.0,
                        "Tensor::random: Bernoulli probability ", distribution.a,
@@ -804,7 +809,11 @@ public:
         return Tensor(Ops::sum_dim(prim_, detail::norm_dim(dim, D, "Tensor::sum_dim")));
     }
     Tensor mean_dim(std::int64_t dim) const requires NumericKind<K> {
-        return Tensor(Ops::mean_dim(prim_, detail::norm_dim(dim, D, "Tensor::mean_dim")));
+        const std::size_t d = detail::norm_dim(dim, D, "Tensor::mean_dim");
+        if constexpr (std::same_as<K, Int>)
+            BURN_CHECK(shape()[d] > 0, "Tensor::mean_dim: cannot take the mean of an empty integer",
+                       " dimension (dim ", d, " of shape ", shape(), ")");
+        return Tensor(Ops::mean_dim(prim_, d));
     }
     Tensor prod_dim(std::int64_t dim) const requires NumericKind<K> {
         return Tensor(Ops::prod_dim(prim_, detail::norm_dim(dim, D, "Tensor::prod_dim")));
