@@ -14,9 +14,8 @@
 namespace burn::testing {
 namespace {
 
-// CPU-only (BURN_TEST_VULKAN): finite differences and the f64 references on Autodiff<Cpu<double>>;
-// the Vulkan instance runs the f32 PyTorch cases and the graph checks on ADF.
-#ifndef BURN_TEST_VULKAN
+// Finite differences and the f64 references on AD (gradcheck.hpp): skipped on a backend without
+// f64, whose instance runs the f32 PyTorch cases and the graph checks on ADF.
 using T2 = Tensor<AD, 2>;
 using T3 = Tensor<AD, 3>;
 
@@ -35,6 +34,7 @@ Tensor<AD, D> with_zeros(const Tensor<AD, D>& x, std::initializer_list<std::size
 
 // ------------------------------------------------------------------ finite differences
 TEST(CumulativeGradCheck, Cumsum) {
+    BURN_REQUIRE_FLOAT64();
     EXPECT_TRUE(gradcheck([](T3 a) { return a.cumsum(0); }, r3(3, 4, 5)));
     EXPECT_TRUE(gradcheck([](T3 a) { return a.cumsum(1); }, r3(3, 4, 5)));
     EXPECT_TRUE(gradcheck([](T3 a) { return a.cumsum(-1); }, r3(3, 4, 5)));
@@ -43,12 +43,14 @@ TEST(CumulativeGradCheck, Cumsum) {
 }
 
 TEST(CumulativeGradCheck, CumprodWithoutZeros) {
+    BURN_REQUIRE_FLOAT64();
     EXPECT_TRUE(gradcheck([](T3 a) { return a.cumprod(0); }, r3(3, 4, 5, -1.5, 1.5)));
     EXPECT_TRUE(gradcheck([](T3 a) { return a.cumprod(1); }, r3(3, 4, 5, -1.5, 1.5)));
     EXPECT_TRUE(gradcheck([](T3 a) { return a.cumprod(-1); }, r3(3, 4, 5, -1.5, 1.5)));
 }
 
 TEST(CumulativeGradCheck, CumprodWithZeros) {
+    BURN_REQUIRE_FLOAT64();
     // Rows of [6, 5] scanned along dim 1: no zero; one zero; two zeros in a row; two zeros
     // apart; a zero first; all zeros.
     const T2 base = uniform<2>({6, 5}, 0.5, 1.5, 11);
@@ -64,6 +66,7 @@ TEST(CumulativeGradCheck, CumprodWithZeros) {
 }
 
 TEST(CumulativeGradCheck, CummaxCummin) {
+    BURN_REQUIRE_FLOAT64();
     // Distinct values (finite differences are meaningless at ties).
     EXPECT_TRUE(gradcheck([](T3 a) { return a.cummax(0); }, r3(3, 4, 5)));
     EXPECT_TRUE(gradcheck([](T3 a) { return a.cummax(1); }, r3(3, 4, 5)));
@@ -74,7 +77,6 @@ TEST(CumulativeGradCheck, CummaxCummin) {
     EXPECT_TRUE(gradcheck([](T3 a) { return a.cummin(1).exp().cummax(2); }, r3(3, 5, 4).swap_dims(1, 2)));
 }
 
-#endif  // BURN_TEST_VULKAN
 
 // ------------------------------------------------------------------ PyTorch
 const char* kFile = "cumulative";
@@ -110,11 +112,10 @@ TEST(CumulativeTorchGrads, Float32) {
     for (const auto& c : fixture_case_list(kFile, "grad")) check_torch<ADF>(c, Tolerance{1e-5, 1e-5});
 }
 
-#ifndef BURN_TEST_VULKAN  // f64: CPU only
 TEST(CumulativeTorchGrads, Float64) {
+    BURN_REQUIRE_FLOAT64();
     for (const auto& c : fixture_case_list(kFile, "grad")) check_torch<AD>(c, Tolerance{1e-12, 1e-12});
 }
-#endif
 
 // ------------------------------------------------------------------ graph behaviour
 TEST(CumulativeGrads, IntOpsPassThroughAndUntrackedStaysUntracked) {
@@ -126,9 +127,9 @@ TEST(CumulativeGrads, IntOpsPassThroughAndUntrackedStaysUntracked) {
     EXPECT_TRUE(x.require_grad().cummax(0).is_require_grad());
 }
 
-#ifndef BURN_TEST_VULKAN  // on Autodiff<Cpu<double>>: CPU only
 TEST(CumulativeGrads, BalancedCheckpointingGivesTheSameGradients) {
-    using ADC = Autodiff<Cpu<double>, BalancedCheckpointing>;
+    BURN_REQUIRE_FLOAT64();
+    using ADC = Autodiff<F64Backend, BalancedCheckpointing>;
     const TensorData d = with_zeros(uniform<2>({4, 6}, -1.5, 1.5, 21), {3, 8, 9}).to_data();
     auto chain = [](auto x) { return (x.exp().cumsum(1) * x).cumprod(1).cummax(0).cummin(1).sum(); };
     auto a = Tensor<AD, 2>::from_data(d).require_grad();
@@ -138,7 +139,6 @@ TEST(CumulativeGrads, BalancedCheckpointingGivesTheSameGradients) {
     ASSERT_TRUE(ga && gb);
     EXPECT_TRUE(close_to(*gb, ga->to_data(), Tolerance{1e-12, 1e-12}));
 }
-#endif
 
 }  // namespace
 }  // namespace burn::testing

@@ -172,10 +172,10 @@ TEST(NnConv2d, MatchesTorch) {
         check_conv_case<nn::Conv2dConfig, 4>(name);
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnConv2d, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     // Asymmetric Same padding (even kernel), groups and dilation. A Param is a fresh leaf, so the
     // layer's parameters are fixed here (their gradients are checked against PyTorch above).
     const nn::Conv2d<AD> conv{
@@ -184,7 +184,6 @@ TEST(NnConv2d, GradientsMatchFiniteDifferences) {
     EXPECT_TRUE(gradcheck([&](const Tensor<AD, 4>& x) { return conv.forward(x); },
                           uniform<4>({1, 4, 4, 5})));
 }
-#endif
 
 TEST(NnConv2d, ConfigInitAndDisplay) {
     const auto conv = nn::Conv2dConfig{.channels = {{5, 1}}, .kernel_size = {{5, 5}}}.init<B>();
@@ -321,16 +320,15 @@ TEST(NnConvTranspose, MatchesTorch) {
     check_conv_case<nn::ConvTranspose3dConfig, 5>("conv_transpose3d");
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnConvTranspose, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     const nn::ConvTranspose1d<AD> conv{
         uniform<3>({4, 3, 3}, -1, 1, 8), uniform<1>({6}, -1, 1, 9), 2, 3, 1, 2, 1, 1};
     EXPECT_TRUE(
         gradcheck([&](const Tensor<AD, 3>& x) { return conv.forward(x); }, uniform<3>({2, 4, 3})));
 }
-#endif
 
 TEST(NnConvTranspose, ConfigInitAndDisplay) {
     const auto t1 = nn::ConvTranspose1dConfig{.channels = {{5, 2}}, .kernel_size = 5}.init<B>();

@@ -90,10 +90,10 @@ TEST(NnActivation, MatchTorch) {
     run("act_hard_sigmoid_torch", nn::HardSigmoidConfig{.alpha = 1.0 / 6.0}.init());
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnActivation, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     // Values away from the kinks of relu / leaky_relu / hard_sigmoid.
     const auto x = uniform<3>({2, 3, 4}, 0.1, 2.0, 21) *
                    Tensor<AD, 3>::from_data(uniform<3>({2, 3, 4}, -1, 1, 22).sign().to_data());
@@ -109,7 +109,6 @@ TEST(NnActivation, GradientsMatchFiniteDifferences) {
     check(nn::LeakyRelu{0.1}, "leaky_relu");
     check(nn::HardSigmoid{}, "hard_sigmoid");
 }
-#endif
 
 TEST(NnActivation, ConfigsAndDisplays) {
     EXPECT_EQ(module::to_string(nn::Gelu{}), "Gelu");
@@ -138,17 +137,16 @@ TEST(NnPRelu, MatchesTorch) {
 // A Param wraps a fresh leaf (its value is detached when the Param is made), so finite
 // differences check the gradient of the input; the parameters' gradients are checked against
 // PyTorch above.
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnPRelu, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     const auto x = uniform<3>({2, 3, 2}, 0.1, 2.0, 31) *
                    Tensor<AD, 3>::from_data(uniform<3>({2, 3, 2}, -1, 1, 32).sign().to_data());
     const nn::PRelu<AD> prelu{uniform<1>({3}, 0.0, 0.5, 33), 0.25};
     EXPECT_TRUE(gradcheck([&](const Tensor<AD, 3>& t) { return prelu.forward(t); },
                           Tensor<AD, 3>::from_data(x.to_data())));
 }
-#endif
 
 TEST(NnPRelu, ConfigInitDisplayAndErrors) {
     const auto prelu = nn::PReluConfig{}.init<B>();
@@ -186,15 +184,14 @@ TEST(NnSwiGlu, MatchesTorch) {
     }
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnSwiGlu, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     const auto swiglu = nn::SwiGluConfig{.d_input = 4, .d_output = 2, .bias = true}.init<AD>();
     EXPECT_TRUE(gradcheck([&](const Tensor<AD, 3>& x) { return swiglu.forward(x); },
                           uniform<3>({2, 3, 4}, -2, 2)));
 }
-#endif
 
 TEST(NnSwiGlu, ConfigInitDisplayAndErrors) {
     const auto swiglu = nn::SwiGluConfig{.d_input = 3, .d_output = 5}.init<B>();
@@ -275,10 +272,10 @@ TEST(NnInterpolate2d, MatchesTorch) {
     }
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnInterpolate, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     for (const auto mode : {nn::InterpolateMode::Linear, nn::InterpolateMode::Cubic}) {
         const auto up1 = nn::Interpolate1dConfig{.output_size = 7, .mode = mode}.init();
         EXPECT_TRUE(gradcheck([&](const Tensor<AD, 3>& x) { return up1.forward(x); },
@@ -291,7 +288,6 @@ TEST(NnInterpolate, GradientsMatchFiniteDifferences) {
                               uniform<4>({1, 1, 3, 3})));
     }
 }
-#endif
 
 TEST(NnInterpolate, ConfigsDisplaysAndErrors) {
     // Burn's output sizes: floor(size * scale).

@@ -40,17 +40,16 @@ TEST(NnLinear, NoBiasRank4MatchesTorch) {
     c.check(linear.forward(c.input<4>("x")));
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnLinear, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     // The input's gradient (a Param is a fresh leaf, so the parameters' gradients are checked
     // against PyTorch above).
     const nn::Linear<AD> linear{uniform<2>({4, 5}, -1, 1, 8), uniform<1>({5}, -1, 1, 9)};
     EXPECT_TRUE(gradcheck([&](const Tensor<AD, 3>& x) { return linear.forward(x); },
                           uniform<3>({2, 3, 4})));
 }
-#endif
 
 TEST(NnLinear, ConfigInitAndShapes) {
     const auto linear = nn::LinearConfig{.d_input = 64, .d_output = 10}.init<B>();
@@ -99,15 +98,14 @@ TEST(NnLayerNorm, MatchesTorch) {
     }
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnLayerNorm, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     const nn::LayerNorm<AD> norm{uniform<1>({6}, 0.5, 1.5, 3), uniform<1>({6}, -1, 1, 4), 1e-5};
     EXPECT_TRUE(gradcheck([&](const Tensor<AD, 3>& x) { return norm.forward(x); },
                           uniform<3>({2, 3, 6}, -2, 2)));
 }
-#endif
 
 TEST(NnLayerNorm, ConfigInit) {
     const auto norm = nn::LayerNormConfig{.d_model = 8}.init<B>();
@@ -149,18 +147,18 @@ TEST(NnDropout, DropsAndScalesOnAutodiff) {
 }
 
 // ============================================================================ Initializers
-// CPU-only (BURN_TEST_VULKAN): initializer statistics in f64 on Cpu<double>, no op of the backend
-// under test.
-#ifndef BURN_TEST_VULKAN
+// Initializer statistics in f64, on the backend under test with F = double (F64Backend): skipped
+// on a backend without f64.
 /// Mean and standard deviation of a tensor's values.
-std::pair<double, double> moments(const Tensor<Cpu<double>, 2>& t) {
+std::pair<double, double> moments(const Tensor<F64Backend, 2>& t) {
     const double mean = t.mean().into_scalar();
     const double var = ((t - mean) * (t - mean)).mean().into_scalar();
     return {mean, std::sqrt(var)};
 }
 
 TEST(NnInitializer, DistributionsFollowTheFans) {
-    using D = Cpu<double>;
+    BURN_REQUIRE_FLOAT64();
+    using D = F64Backend;
     using I = nn::Initializer;
     const Shape s{200, 300};
     const std::size_t fan_in = 200, fan_out = 300;
@@ -191,7 +189,6 @@ TEST(NnInitializer, DistributionsFollowTheFans) {
     EXPECT_EQ((I(I::Ones{}).init<D, 2>({2, 2}).sum().into_scalar()), 4.0);
     EXPECT_EQ((I(I::Zeros{}).init<D, 2>({2, 2}).abs().sum().into_scalar()), 0.0);
 }
-#endif
 
 TEST(NnInitializer, MissingFansThrow) {
     using I = nn::Initializer;

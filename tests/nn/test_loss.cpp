@@ -50,10 +50,10 @@ TEST(NnCrossEntropyLoss, MatchesTorch) {
     }
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnCrossEntropyLoss, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     const auto targets = Tensor<AD, 1, Int>::from_ints({2, 0, 1, 3, 1});
     for (const bool logits : {true, false}) {
         const auto loss = nn::CrossEntropyLossConfig{.pad_tokens = std::vector<std::size_t>{3},
@@ -66,7 +66,6 @@ TEST(NnCrossEntropyLoss, GradientsMatchFiniteDifferences) {
             << "logits " << logits;
     }
 }
-#endif
 
 TEST(NnCrossEntropyLoss, StableForExtremeLogits) {
     const auto loss = nn::CrossEntropyLossConfig{}.init<B>();
@@ -163,10 +162,10 @@ TEST(NnBinaryCrossEntropyLoss, MatchesTorch) {
     }
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnBinaryCrossEntropyLoss, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     const auto targets = Tensor<AD, 2, Int>::from_ints({{1, 0, 1}, {0, 0, 1}});
     for (const bool logits : {true, false}) {
         const auto loss =
@@ -178,7 +177,6 @@ TEST(NnBinaryCrossEntropyLoss, GradientsMatchFiniteDifferences) {
             << "logits " << logits;
     }
 }
-#endif
 
 TEST(NnBinaryCrossEntropyLoss, ProbabilitiesClampTheLog) {
     // log(0) is clamped at -100, as torch.nn.BCELoss (and Burn).
@@ -240,11 +238,11 @@ TEST(NnMseLoss, ReductionsAndErrors) {
     EXPECT_EQ(mse.forward(x, t, nn::Reduction::Sum).into_scalar(), 6.0f);
     EXPECT_EQ(module::to_string(mse), "MseLoss");
     EXPECT_BURN_ERROR(mse.forward(x, Tensor<B, 2>::zeros({2, 3})), "MseLoss::forward");
-#ifndef BURN_TEST_VULKAN  // f64 finite differences: CPU only
-    EXPECT_TRUE(
-        gradcheck([&](const Tensor<AD, 3>& a, const Tensor<AD, 3>& b) { return mse.forward(a, b); },
-                  uniform<3>({2, 2, 3}), uniform<3>({2, 2, 3}, -1, 1, 11)));
-#endif
+    if (capabilities<TestFloatBackend>.float64) {  // f64 finite differences
+        EXPECT_TRUE(
+            gradcheck([&](const Tensor<AD, 3>& a, const Tensor<AD, 3>& b) { return mse.forward(a, b); },
+                      uniform<3>({2, 2, 3}), uniform<3>({2, 2, 3}, -1, 1, 11)));
+    }
 }
 
 TEST(NnHuberLoss, MatchesTorch) {
@@ -271,13 +269,13 @@ TEST(NnHuberLoss, BurnValuesConfigAndErrors) {
     EXPECT_NEAR(huber.forward(x, t, nn::Reduction::Auto).into_scalar(), 0.284, 1e-6);
     EXPECT_NEAR(huber.forward(x, t, nn::Reduction::Sum).into_scalar(), 1.42, 1e-6);
     EXPECT_EQ(module::to_string(huber), "HuberLoss {delta: 0.5, lin_bias: 0.125}");
-#ifndef BURN_TEST_VULKAN  // f64 finite differences: CPU only
-    EXPECT_TRUE(gradcheck(
-        [&](const Tensor<AD, 2>& a) {
-            return huber.forward(a, Tensor<AD, 2>::zeros({3, 4}), nn::Reduction::Sum);
-        },
-        uniform<2>({3, 4}, -2, 2, 12)));
-#endif
+    if (capabilities<TestFloatBackend>.float64) {  // f64 finite differences
+        EXPECT_TRUE(gradcheck(
+            [&](const Tensor<AD, 2>& a) {
+                return huber.forward(a, Tensor<AD, 2>::zeros({3, 4}), nn::Reduction::Sum);
+            },
+            uniform<2>({3, 4}, -2, 2, 12)));
+    }
     const auto config = nn::HuberLossConfig{.delta = 2.0};
     EXPECT_EQ(nn::HuberLossConfig::from_json_string(config.to_json_string()), config);
     EXPECT_BURN_ERROR(nn::HuberLossConfig{.delta = -1.0}.init(),

@@ -90,10 +90,10 @@ TEST(NnBatchNorm, EvalMatchesTorch) {
 
 // A Param made from a tensor is a fresh leaf (Param detaches its value), so finite differences
 // check the input's gradient; gamma's and beta's are checked against PyTorch above.
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnBatchNorm, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     const auto bn = nn::BatchNorm<AD>{
         uniform<1>({3}, 0.5, 1.5, 3), uniform<1>({3}, -1, 1, 4),
         module::RunningState<Tensor<AD, 1>>(Tensor<AD, 1>::zeros({3})),
@@ -105,7 +105,6 @@ TEST(NnBatchNorm, GradientsMatchFiniteDifferences) {
     EXPECT_TRUE(gradcheck([&](const Tensor<AD, 4>& x) { return bn.forward_inference(x); },
                           uniform<4>({2, 3, 2, 2}, -2, 2, 6)));
 }
-#endif
 
 TEST(NnBatchNorm, ConfigInitAndRunningStats) {
     const auto config = nn::BatchNormConfig{.num_features = 3};
@@ -213,16 +212,15 @@ TEST(NnGroupNorm, MatchesTorch) {
     check_group_norm<5>("group_norm_5d_no_affine");
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnGroupNorm, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     const auto norm = nn::GroupNorm<AD>{uniform<1>({4}, 0.5, 1.5, 3), uniform<1>({4}, -1, 1, 4), 2,
                                         4, 1e-5, true};
     EXPECT_TRUE(gradcheck([&](const Tensor<AD, 3>& x) { return norm.forward(x); },
                           uniform<3>({2, 4, 3}, -2, 2)));
 }
-#endif
 
 TEST(NnGroupNorm, ConfigInitDisplayAndErrors) {
     const auto norm = nn::GroupNormConfig{.num_groups = 3, .num_channels = 6}.init<B>();
@@ -277,16 +275,15 @@ TEST(NnInstanceNorm, MatchesTorch) {
     check_instance_norm<5>("instance_norm_5d_no_affine");
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnInstanceNorm, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     const auto norm = nn::InstanceNorm<AD>{uniform<1>({3}, 0.5, 1.5, 3),
                                            uniform<1>({3}, -1, 1, 4), 3, 1e-5, true};
     EXPECT_TRUE(gradcheck([&](const Tensor<AD, 4>& x) { return norm.forward(x); },
                           uniform<4>({2, 3, 2, 3}, -2, 2)));
 }
-#endif
 
 TEST(NnInstanceNorm, ConfigInitDisplayAndErrors) {
     const auto norm = nn::InstanceNormConfig{.num_channels = 6}.init<B>();
@@ -315,15 +312,14 @@ TEST(NnRmsNorm, MatchesTorch) {
     }
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnRmsNorm, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     const auto norm = nn::RmsNorm<AD>{uniform<1>({5}, 0.5, 1.5, 3), 1e-5};
     EXPECT_TRUE(gradcheck([&](const Tensor<AD, 3>& x) { return norm.forward(x); },
                           uniform<3>({2, 3, 5}, -2, 2)));
 }
-#endif
 
 TEST(NnRmsNorm, ConfigInitDisplayAndErrors) {
     const auto norm = nn::RmsNormConfig{.d_model = 3}.init<B>();

@@ -42,10 +42,10 @@ TEST(NnAvgPool2d, MatchesTorch) {
         check_pool_case<nn::AvgPool2dConfig, 4>(name);
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnAvgPool2d, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     // Asymmetric padding without count_include_pad (the divided form).
     const auto pool = nn::AvgPool2dConfig{.kernel_size = {{2, 3}},
                                           .strides = {{1, 2}},
@@ -55,7 +55,6 @@ TEST(NnAvgPool2d, GradientsMatchFiniteDifferences) {
     EXPECT_TRUE(gradcheck([&](const Tensor<AD, 4>& x) { return pool.forward(x); },
                           uniform<4>({1, 2, 4, 5})));
 }
-#endif
 
 TEST(NnAvgPool, ConfigInitAndDisplay) {
     const auto p2 = nn::AvgPool2dConfig{.kernel_size = {{3, 3}}}.init();
@@ -123,10 +122,10 @@ TEST(NnMaxPool2d, MatchesTorch) {
         check_pool_case<nn::MaxPool2dConfig, 4>(name);
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnMaxPool2d, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     // Distinct values: finite differences are exact away from ties.
     const auto pool = nn::MaxPool2dConfig{
         .kernel_size = {{2, 3}},
@@ -139,7 +138,6 @@ TEST(NnMaxPool2d, GradientsMatchFiniteDifferences) {
     EXPECT_TRUE(gradcheck([&](const Tensor<AD, 4>& t) { return pool.forward(t); },
                           Tensor<AD, 4>::from_data(TensorData(std::move(v), Shape{1, 2, 4, 5}))));
 }
-#endif
 
 TEST(NnMaxPool, ConfigInitAndDisplay) {
     const auto p2 = nn::MaxPool2dConfig{.kernel_size = {{3, 3}}}.init();

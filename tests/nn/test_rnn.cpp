@@ -112,10 +112,10 @@ Tensor<BK, 2> lstm_reference(const nn::Lstm<BK>& m, const Tensor<BK, 3>& x, cons
     return Tensor<BK, 2>::cat(parts, 1);
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnLstm, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     // The fused sequence (one graph node on Autodiff) with its fused weights: x, wx [d, 4H],
     // bias [4H], wh [H, 4H], h0, c0. (Params detach their values, so the module-level gradients
     // are checked against PyTorch above and against the op-by-op graph below.)
@@ -139,7 +139,6 @@ TEST(NnLstm, GradientsMatchFiniteDifferences) {
         },
         uniform<3>({2, 3, 2}), uniform<2>({2, 8}, -1, 1, 8), uniform<2>({2, 8}, -1, 1, 9)));
 }
-#endif
 
 TEST(NnLstm, FusedNodeMatchesOpByOpGraph) {
     for (const bool reverse : {false, true}) {
@@ -304,10 +303,10 @@ TEST(NnGru, MatchesTorch) {
     }
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnGru, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     // The sequence with its fused weights (columns r, z, n): x, wx, bx, wh, bh, h0.
     for (const bool reset_after : {true, false}) {
         EXPECT_TRUE(gradcheck(
@@ -328,7 +327,6 @@ TEST(NnGru, GradientsMatchFiniteDifferences) {
             uniform<1>({9}, -1, 1, 12)));
     }
 }
-#endif
 
 TEST(NnGru, FusedNodeMatchesOpByOpGraph) {
     // The inner backend's gru_forward, recorded op by op on Autodiff, against the fused node.
@@ -393,10 +391,10 @@ TEST(NnBiGru, MatchesTorch) {
     }
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnBiGru, ReverseGradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     for (const bool reset_after : {true, false}) {
         EXPECT_TRUE(gradcheck(
             [reset_after](const Tensor<AD, 3>& x, const Tensor<AD, 2>& wx, const Tensor<AD, 1>& bx,
@@ -407,7 +405,6 @@ TEST(NnBiGru, ReverseGradientsMatchFiniteDifferences) {
             uniform<2>({3, 9}, -1, 1, 9), uniform<1>({9}, -1, 1, 12), uniform<2>({2, 3}, -1, 1, 11)));
     }
 }
-#endif
 
 TEST(NnBiGru, ConfigDisplayAndErrors) {
     const nn::BiGruConfig config{.d_input = 2, .d_hidden = 3, .bias = true};

@@ -98,10 +98,10 @@ TEST(NnMultiHeadAttention, CrossAttentionWithMasksMatchesTorch) {
     c.check(out.context);
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnMultiHeadAttention, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     auto m = nn::MultiHeadAttentionConfig{.d_model = 6, .n_heads = 3, .dropout = 0.0}.init<AD>();
     const auto mask = Tensor<AD, 2, Bool>::from_bools({{false, false, true, false},
                                                        {false, false, false, false}});
@@ -118,7 +118,6 @@ TEST(NnMultiHeadAttention, GradientsMatchFiniteDifferences) {
             uniform<3>({2, 4, 6}, -1, 1, 3)));
     }
 }
-#endif
 
 TEST(NnMultiHeadAttention, ConfigInitAndDisplay) {
     const auto m = nn::MultiHeadAttentionConfig{.d_model = 8, .n_heads = 2}.init<B>();
@@ -227,10 +226,10 @@ TEST(NnTransformerEncoder, MatchesTorch) {
     }
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnTransformerEncoder, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     for (bool norm_first : {false, true}) {
         const auto enc = nn::TransformerEncoderConfig{.d_model = 4, .d_ff = 6, .n_heads = 2,
                                                       .n_layers = 1, .dropout = 0.0,
@@ -243,7 +242,6 @@ TEST(NnTransformerEncoder, GradientsMatchFiniteDifferences) {
             uniform<3>({2, 3, 4}, -1, 1, 11)));
     }
 }
-#endif
 
 /// The autoregressive cache gives the uncached result, step by step (Burn's own test).
 TEST(NnTransformerEncoder, AutoregressiveCacheMatchesForward) {
@@ -345,10 +343,10 @@ TEST(NnTransformerDecoder, MatchesTorch) {
     }
 }
 
-// CPU-only (BURN_TEST_VULKAN): f64 finite differences on Autodiff<Cpu<double>>; the Vulkan
-// instance checks the gradients of the same layers against PyTorch (MatchesTorch).
-#ifndef BURN_TEST_VULKAN
+// f64 finite differences (AD in gradcheck.hpp): on a backend without f64 (Vulkan) the test
+// skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnTransformerDecoder, GradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
     const auto dec = nn::TransformerDecoderConfig{.d_model = 4, .d_ff = 6, .n_heads = 2,
                                                   .n_layers = 1, .dropout = 0.0,
                                                   .norm_first = true,
@@ -361,7 +359,6 @@ TEST(NnTransformerDecoder, GradientsMatchFiniteDifferences) {
         },
         uniform<3>({2, 3, 4}, -1, 1, 21), uniform<3>({2, 2, 4}, -1, 1, 22)));
 }
-#endif
 
 TEST(NnTransformerDecoder, AutoregressiveCacheMatchesForward) {
     for (bool norm_first : {false, true}) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Gradient checks against central finite differences, on Autodiff<Cpu<double>> (AD), and ADF, the
+// Gradient checks against central finite differences, on Autodiff<F64Backend> (AD: Cpu<double> for
+// the CPU suites; test_support.hpp), and ADF, the
 // f32 autodiff backend of the nn and autodiff suites (Autodiff<TestFloatBackend>: Cpu<float>, or
 // Vulkan<> in their Vulkan instances).
 //
@@ -27,7 +28,7 @@
 
 namespace burn::testing {
 
-using AD = Autodiff<Cpu<double>>;
+using AD = Autodiff<F64Backend>;
 using ADF = Autodiff<TestFloatBackend>;
 
 /// A deterministic tensor of uniform values in [lo, hi) (seeded per call site by `seed`).
@@ -61,7 +62,7 @@ double loss_value(F& f, const std::vector<TensorData>& data, const TensorData& w
 
 }  // namespace detail
 
-/// Checks the gradients of `f` at `inputs` (Autodiff<Cpu<double>> tensors).
+/// Checks the gradients of `f` at `inputs` (Autodiff<F64Backend> tensors).
 template <class F, std::size_t... Ds>
 ::testing::AssertionResult gradcheck(F f, Tensor<AD, Ds>... inputs) {
     constexpr double eps = 1e-6, atol = 1e-6, rtol = 1e-5;

@@ -40,6 +40,32 @@ using TestFloatBackend = Vulkan<>;
 using TestFloatBackend = Cpu<float>;
 #endif
 
+/// The backend under test with F = double, where its capabilities say it has f64 (a backend
+/// template of <F, I>, as Cpu and Vulkan); Cpu<double> otherwise, on which no test runs: the
+/// tests that need f64 skip first (BURN_REQUIRE_FLOAT64), so that they still compile.
+template <class B>
+struct Float64Of {
+    using type = Cpu<double>;
+};
+template <template <class, class> class BK, class F, class I>
+    requires(capabilities<BK<F, I>>.float64)
+struct Float64Of<BK<F, I>> {
+    using type = BK<double, I>;
+};
+/// The f64 backend of the finite-difference checks and other f64 references (gradcheck.hpp's AD
+/// is Autodiff<F64Backend>).
+using F64Backend = typename Float64Of<TestFloatBackend>::type;
+
+/// The capability switches of the suites: a test needing what the backend under test lacks skips
+/// with the reason instead of being compiled out per backend.
+#define BURN_REQUIRE_CAPABILITY(cap, why)                                                 \
+    if (!::burn::capabilities<::burn::testing::TestFloatBackend>.cap)                    \
+    GTEST_SKIP() << ::burn::testing::TestFloatBackend::name() << " has no " #cap ": " why
+/// f64 finite differences and f64 references run where the backend under test has f64.
+#define BURN_REQUIRE_FLOAT64()                                                                   \
+    BURN_REQUIRE_CAPABILITY(float64, "f64 checks skipped (its f32 gradients are checked against " \
+                                     "PyTorch)")
+
 #ifdef BURN_TEST_VULKAN
 /// Skips every test of a Vulkan executable when there is no Vulkan device (CI without lavapipe),
 /// as BURN_REQUIRE_VULKAN() does per test: a global environment whose SetUp skips. Registered

@@ -12,13 +12,12 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels.hpp"
 #include "ops_common.hpp"
 
 namespace burn::vk {
 namespace {
 
-constexpr std::uint32_t kWg = kElementwiseWorkgroup;
+constexpr std::uint32_t kWg = 256;  // workgroup size of the elementwise kernels
 
 void require_int64(const VulkanDevice& device, DType dtype, const char* op) {
     if (dtype == DType::I64)

@@ -9,13 +9,12 @@
 #include <vector>
 
 #include "burn/backend/random.hpp"
-#include "kernels.hpp"
 #include "ops_common.hpp"
 
 namespace burn::vk {
 namespace {
 
-constexpr std::uint32_t kWg = kElementwiseWorkgroup;
+constexpr std::uint32_t kWg = 256;  // workgroup size of the elementwise kernels
 
 /// The Vulkan backend's position in its stream (the CPU backend keeps its own).
 backend::PhiloxState& state() {
