@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # Compile time as a user feels it: wall time and peak memory of g++ compiling
 #   1. a 3-line program that includes <burn/burn.hpp> and the CPU backend (-O2),
-#   2. examples/guide/main.cpp, the MNIST guide (-O2),
+#   2. the same program with <burn/tensor.hpp> (the tensor layer alone), where the tree has it,
+#   3. examples/guide/main.cpp, the MNIST guide (-O2),
 # each the median of N runs (default 3), against the headers of a source tree (default: this one).
 # Run it on a quiet machine: other jobs change the figures.
 #
@@ -27,6 +28,7 @@ cat >"$work/three_lines.cpp" <<'CPP'
 #include <burn/backend/cpu.hpp>
 int main() { std::cout << burn::Tensor<burn::Cpu<>, 2>::ones({2, 3}) << "\n"; }
 CPP
+sed 's|burn/burn.hpp|burn/tensor.hpp|' "$work/three_lines.cpp" >"$work/three_lines_tensor.cpp"
 includes=(-I"$tree/include" -I"$tree/backends/cpu/include")
 
 # measure NAME SOURCE: prints "NAME  median_seconds  median_peak_MiB  (runs: ...)"
@@ -47,4 +49,7 @@ measure() {
 
 echo "compiler: $("$cxx" --version | head -1); tree: $tree; -O2; median of $runs"
 measure "3-line program (burn.hpp + Cpu)" "$work/three_lines.cpp"
+if [[ -f "$tree/include/burn/tensor.hpp" ]]; then
+    measure "3-line program (tensor.hpp + Cpu)" "$work/three_lines_tensor.cpp"
+fi
 measure "examples/guide/main.cpp" "$tree/examples/guide/main.cpp"

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 #pragma once
 
-#include <sstream>
+#include <concepts>
+#include <cstddef>
+#include <initializer_list>
+#include <iosfwd>
 #include <stdexcept>
 #include <string>
-#include <utility>
+#include <string_view>
+#include <type_traits>
 
 namespace burn {
 
@@ -16,12 +20,72 @@ public:
 };
 
 namespace detail {
+
+/// One piece of an error message, printed as `std::ostream <<` prints it (numbers in the stream's
+/// default format): text, a number, a char, a bool, or any other value through its operator<<.
+/// Pieces refer to the arguments of fail(), which outlive the message's construction.
+class ErrorArg {
+public:
+    ErrorArg(std::string_view s) : kind_(Kind::Text), text_{s.data(), s.size()} {}  // NOLINT
+    ErrorArg(const char* s) : ErrorArg(std::string_view(s)) {}                       // NOLINT
+    ErrorArg(const std::string& s) : ErrorArg(std::string_view(s)) {}                // NOLINT
+    ErrorArg(bool b) : kind_(Kind::Bool), b_(b) {}                                   // NOLINT
+    template <class C>
+        requires std::same_as<C, char> || std::same_as<C, signed char> ||
+                 std::same_as<C, unsigned char>
+    ErrorArg(C c) : kind_(Kind::Char), c_(static_cast<char>(c)) {}  // NOLINT
+    template <std::integral I>
+        requires(!std::same_as<I, bool> && !std::same_as<I, char> &&
+                 !std::same_as<I, signed char> && !std::same_as<I, unsigned char>)
+    ErrorArg(I v)  // NOLINT(google-explicit-constructor)
+        : kind_(std::is_signed_v<I> ? Kind::Signed : Kind::Unsigned) {
+        if constexpr (std::is_signed_v<I>) i_ = v;
+        else u_ = v;
+    }
+    template <std::floating_point F>
+    ErrorArg(F v) : kind_(Kind::Float), f_(v) {}  // NOLINT
+    template <class T>
+        requires(!std::is_arithmetic_v<T> && !std::is_convertible_v<const T&, std::string_view>)
+    ErrorArg(const T& v)  // NOLINT(google-explicit-constructor)
+        : kind_(Kind::Streamed), streamed_{&v, [](std::ostream& os, const void* p) {
+                                               os << *static_cast<const T*>(p);
+                                           }} {}
+
+    /// Appends the piece to `out`.
+    void append_to(std::string& out) const;
+
+private:
+    enum class Kind : unsigned char { Text, Bool, Char, Signed, Unsigned, Float, Streamed };
+    struct Text {
+        const char* data;
+        std::size_t size;
+    };
+    struct Streamed {
+        const void* value;
+        void (*print)(std::ostream&, const void*);
+    };
+    Kind kind_;
+    union {
+        Text text_;
+        bool b_;
+        char c_;
+        long long i_;
+        unsigned long long u_;
+        long double f_;
+        Streamed streamed_;
+    };
+};
+
+/// Throws burn::Error whose message is the pieces, one after the other (src/error.cpp).
+[[noreturn]] void fail_with(std::initializer_list<ErrorArg> pieces);
+
+/// Throws burn::Error whose message is the arguments, printed one after the other. Each call
+/// site only packs its arguments: the message is built in the library.
 template <class... Args>
-[[noreturn]] void fail(const Args&... args) {
-    std::ostringstream os;
-    (os << ... << args);
-    throw Error(os.str());
+[[noreturn, gnu::cold]] inline void fail(const Args&... args) {
+    fail_with({ErrorArg(args)...});
 }
+
 }  // namespace detail
 
 /// Throws burn::Error built from the streamed arguments when `cond` is false.

@@ -38,3 +38,6 @@ struct Cpu : backend::KernelBackend<cpu::Kernels, F, I> {
 };
 
 }  // namespace burn
+
+#define BURN_CPU_DEFINED
+#include "burn/backend/prebuilt.hpp"

@@ -99,3 +99,6 @@ struct Vulkan : backend::KernelBackend<vk::Kernels, F, I> {
 };
 
 }  // namespace burn
+
+#define BURN_VULKAN_DEFINED
+#include "burn/backend/prebuilt.hpp"
