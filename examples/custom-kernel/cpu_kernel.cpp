@@ -70,7 +70,8 @@ inline void tile(const F* a, const F* b, F* c, const F* bias, Strides3 bs, std::
     // Epilogue: + bias, ReLU, one store per output element.
     for (std::size_t r = 0; r < mr; ++r) {
         F* __restrict crow = c + (i0 + r) * n + j0;
-        const F* brow = bias + static_cast<std::int64_t>(i0 + r) * bs.s1 + static_cast<std::int64_t>(j0) * bs.s2;
+        const F* brow = bias + static_cast<std::int64_t>(i0 + r) * bs.s1 +
+                        static_cast<std::int64_t>(j0) * bs.s2;
         if (bs.s2 == 1) {
             for (std::size_t j = 0; j < nr; ++j) crow[j] = std::max(acc[r][j] + brow[j], F(0));
         } else {
@@ -102,7 +103,8 @@ void run(const CpuTensor& lhs, const CpuTensor& rhs, const CpuTensor& bias, CpuT
             const std::size_t nr = std::min(NR, n - j0);
             for (std::size_t i0 = 0; i0 < m; i0 += MR<F>) {
                 const std::size_t mr = std::min(MR<F>, m - i0);
-                if (mr == MR<F> && nr == NR) tile<F, true>(a, b, c, bias_b, bs, k, n, i0, j0, mr, nr);
+                if (mr == MR<F> && nr == NR)
+                    tile<F, true>(a, b, c, bias_b, bs, k, n, i0, j0, mr, nr);
                 else tile<F, false>(a, b, c, bias_b, bs, k, n, i0, j0, mr, nr);
             }
         }

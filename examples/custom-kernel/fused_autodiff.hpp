@@ -9,7 +9,6 @@
 #pragma once
 
 #include <burn/autodiff/custom_op.hpp>
-
 #include <optional>
 #include <utility>
 #include <vector>
@@ -20,7 +19,7 @@ namespace fused {
 
 /// Autodiff over any inner backend that has the fused operation.
 template <class B, class C>
-    requires FusedBackend<B>
+requires FusedBackend<B>
 struct FusedOps<burn::Autodiff<B, C>> {
     using FloatTensor = typename burn::Autodiff<B, C>::FloatTensor;  // autodiff::AutodiffTensor<B>
     using P = typename B::FloatTensor;

@@ -22,7 +22,6 @@
 
 #include <burn/backend/cpu.hpp>
 #include <burn/burn.hpp>
-
 #include <concepts>
 #include <cstddef>
 #include <utility>
@@ -40,7 +39,8 @@ struct FusedOps {
 
     static FloatTensor fused_matmul_add_relu(FloatTensor lhs, FloatTensor rhs, FloatTensor bias) {
         // Backend binary ops broadcast their operands themselves: bias may be [1, 1, n].
-        return B::relu(B::float_add(B::float_matmul(std::move(lhs), std::move(rhs)), std::move(bias)));
+        return B::relu(
+            B::float_add(B::float_matmul(std::move(lhs), std::move(rhs)), std::move(bias)));
     }
 };
 
@@ -66,7 +66,8 @@ struct FusedOps<burn::Cpu<F, I>> {
 
     static FloatTensor fused_matmul_add_relu(FloatTensor lhs, FloatTensor rhs, FloatTensor bias) {
         // A quantized (int8) operand is turned into floats first, as every Cpu float op does.
-        return cpu_fused_matmul_add_relu(B::dequantize(std::move(lhs)), B::dequantize(std::move(rhs)),
+        return cpu_fused_matmul_add_relu(B::dequantize(std::move(lhs)),
+                                         B::dequantize(std::move(rhs)),
                                          B::dequantize(std::move(bias)));
     }
 };
@@ -90,7 +91,8 @@ inline burn::Shape fused_output_shape(const burn::Shape& lhs, const burn::Shape&
 
 /// relu(lhs @ rhs + bias) through the backend's fused operation.
 template <FusedBackend B>
-burn::Tensor<B, 3> matmul_add_relu_custom(const burn::Tensor<B, 3>& lhs, const burn::Tensor<B, 3>& rhs,
+burn::Tensor<B, 3> matmul_add_relu_custom(const burn::Tensor<B, 3>& lhs,
+                                          const burn::Tensor<B, 3>& rhs,
                                           const burn::Tensor<B, 3>& bias) {
     fused_output_shape(lhs.shape(), rhs.shape(), bias.shape());
     BURN_CHECK(lhs.device() == rhs.device() && lhs.device() == bias.device(),
@@ -102,7 +104,8 @@ burn::Tensor<B, 3> matmul_add_relu_custom(const burn::Tensor<B, 3>& lhs, const b
 /// The same operation written with ordinary tensor ops: the reference the kernels are checked
 /// against.
 template <burn::Backend B>
-burn::Tensor<B, 3> matmul_add_relu_reference(const burn::Tensor<B, 3>& lhs, const burn::Tensor<B, 3>& rhs,
+burn::Tensor<B, 3> matmul_add_relu_reference(const burn::Tensor<B, 3>& lhs,
+                                             const burn::Tensor<B, 3>& rhs,
                                              const burn::Tensor<B, 3>& bias) {
     return burn::activation::relu(lhs.matmul(rhs) + bias);
 }

@@ -89,8 +89,20 @@ const std::vector<Case>& cases() {
     static const std::vector<Case> all = {
         {"dense [3,17,33] x [3,33,19] + [3,17,19]", {3, 17, 33}, {3, 33, 19}, {3, 17, 19}},
         {"tiles and edges [2,9,40] x [2,40,70] + [2,9,70]", {2, 9, 40}, {2, 40, 70}, {2, 9, 70}},
-        {"lhs batch 1, rhs view, bias [1,1,n]", {1, 17, 33}, {3, 33, 19}, {1, 1, 19}, true, false, true},
-        {"rhs batch 1, bias view, bias untracked", {3, 6, 5}, {1, 5, 7}, {3, 6, 7}, false, true, false},
+        {"lhs batch 1, rhs view, bias [1,1,n]",
+         {1, 17, 33},
+         {3, 33, 19},
+         {1, 1, 19},
+         true,
+         false,
+         true},
+        {"rhs batch 1, bias view, bias untracked",
+         {3, 6, 5},
+         {1, 5, 7},
+         {3, 6, 7},
+         false,
+         true,
+         false},
     };
     return all;
 }
@@ -126,7 +138,8 @@ bool check_forward() {
     }
     // Shapes that do not fit are refused before any backend code runs.
     try {
-        (void)fused::matmul_add_relu_custom(T3<B>::ones({2, 3, 4}), T3<B>::ones({2, 4, 5}), T3<B>::ones({2, 3, 4}));
+        (void)fused::matmul_add_relu_custom(T3<B>::ones({2, 3, 4}), T3<B>::ones({2, 4, 5}),
+                                            T3<B>::ones({2, 3, 4}));
         std::cout << "  a bias of the wrong shape was accepted\n";
         ok = false;
     } catch (const burn::Error& e) {
@@ -159,7 +172,8 @@ bool check_backward() {
     bool ok = true;
     for (const Case& c : cases()) {
         const auto o = make_operands(c);
-        const burn::Shape out_shape = fused::fused_output_shape(o.lhs.shape(), o.rhs.shape(), o.bias.shape());
+        const burn::Shape out_shape =
+            fused::fused_output_shape(o.lhs.shape(), o.rhs.shape(), o.bias.shape());
         const auto w = T3<Cpu>::random(out_shape, burn::Distribution::Uniform(-1.0, 1.0));
         const Grads custom = gradients<A>(o, w, c.bias_tracked, [](auto l, auto r, auto b) {
             return fused::matmul_add_relu_custom<A>(l, r, b);
@@ -192,7 +206,9 @@ double median_ms(F&& f, int runs) {
     for (int i = 0; i < runs; ++i) {
         const auto t0 = std::chrono::steady_clock::now();
         f();
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count());
     }
     std::nth_element(ms.begin(), ms.begin() + runs / 2, ms.end());
     return ms[runs / 2];
@@ -208,18 +224,21 @@ void timing() {
 
     std::cout << "Timing [" << b << "," << m << "," << k << "] x [" << b << "," << k << "," << n
               << "] + [" << b << "," << m << "," << n << "], median of " << runs << " calls\n";
-    const double custom = median_ms([&] { (void)fused::matmul_add_relu_custom(lhs, rhs, bias); }, runs);
-    const double reference = median_ms([&] { (void)fused::matmul_add_relu_reference(lhs, rhs, bias); }, runs);
+    const double custom =
+        median_ms([&] { (void)fused::matmul_add_relu_custom(lhs, rhs, bias); }, runs);
+    const double reference =
+        median_ms([&] { (void)fused::matmul_add_relu_reference(lhs, rhs, bias); }, runs);
     const double flops = 2.0 * double(b * m * k * n);  // of one product
     auto line = [](const char* what, double ms, double work) {
-        std::cout << "  " << std::left << std::setw(36) << what << std::fixed << std::setprecision(3)
-                  << ms << " ms  (" << std::setprecision(1) << work / ms * 1e-6 << " GFLOP/s)\n"
+        std::cout << "  " << std::left << std::setw(36) << what << std::fixed
+                  << std::setprecision(3) << ms << " ms  (" << std::setprecision(1)
+                  << work / ms * 1e-6 << " GFLOP/s)\n"
                   << std::defaultfloat;
     };
     line("custom (fused CPU kernel)", custom, flops);
     line("reference (matmul, add, relu)", reference, flops);
-    std::cout << "  custom / reference time: " << std::fixed << std::setprecision(2) << custom / reference
-              << std::defaultfloat << "\n";
+    std::cout << "  custom / reference time: " << std::fixed << std::setprecision(2)
+              << custom / reference << std::defaultfloat << "\n";
 
     // A training step: forward + backward on Autodiff, custom backward vs the reference graph.
     const auto l = T3<AD>::from_inner(lhs).require_grad();
@@ -247,8 +266,9 @@ int main() {
             // The same comparison through burn::check_closeness, which prints a tolerance ladder.
             const auto o = make_operands(cases()[1]);
             std::cout << "check_closeness(custom, reference) on [2,9,70], " << Cpu::name() << ":\n";
-            const auto closeness = burn::check_closeness(fused::matmul_add_relu_custom(o.lhs, o.rhs, o.bias),
-                                                         fused::matmul_add_relu_reference(o.lhs, o.rhs, o.bias));
+            const auto closeness =
+                burn::check_closeness(fused::matmul_add_relu_custom(o.lhs, o.rhs, o.bias),
+                                      fused::matmul_add_relu_reference(o.lhs, o.rhs, o.bias));
             ok &= closeness.status_at(1e-5) == burn::ClosenessStatus::Pass;
         }
         ok &= check_backward<AD>();

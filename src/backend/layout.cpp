@@ -9,7 +9,8 @@ namespace burn::backend::view {
 
 std::optional<Strides> reshape_strides(const StridedLayout& t, const Shape& shape) {
     assert(shape.num_elements() == t.num_elements());
-    if (t.is_contiguous() || t.num_elements() == 0 || t.rank() == 0) return contiguous_strides(shape);
+    if (t.is_contiguous() || t.num_elements() == 0 || t.rank() == 0)
+        return contiguous_strides(shape);
     // PyTorch's computeStride: the old dims split into chunks that are contiguous among
     // themselves, and each chunk must be exactly covered by consecutive new dims.
     Strides out{};
@@ -20,8 +21,9 @@ std::optional<Strides> reshape_strides(const StridedLayout& t, const Shape& shap
     std::int64_t tensor_numel = 1, view_numel = 1;
     for (std::int64_t td = static_cast<std::int64_t>(old.rank()) - 1; td >= 0; --td) {
         tensor_numel *= static_cast<std::int64_t>(old[at(td)]);
-        const bool chunk_end = td == 0 || (old[at(td - 1)] != 1 &&
-                                           t.strides[at(td - 1)] != tensor_numel * chunk_base_stride);
+        const bool chunk_end =
+            td == 0 ||
+            (old[at(td - 1)] != 1 && t.strides[at(td - 1)] != tensor_numel * chunk_base_stride);
         if (!chunk_end) continue;
         while (view_d >= 0 && (view_numel < tensor_numel || shape[at(view_d)] == 1)) {
             out[at(view_d)] = view_numel * chunk_base_stride;

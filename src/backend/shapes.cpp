@@ -67,8 +67,7 @@ Shape conv_shape(const Shape& x, const Shape& w, const SpatialArgs& a) {
     assert(x.rank() == a.n + 2 && w.rank() == a.n + 2);
     Shape s{x[0], w[0]};
     for (std::size_t i = 0; i < a.n; ++i)
-        s.push_back(conv_output_size(x[2 + i], w[2 + i], a.stride[i], a.padding[i],
-                                     a.dilation[i]));
+        s.push_back(conv_output_size(x[2 + i], w[2 + i], a.stride[i], a.padding[i], a.dilation[i]));
     return s;
 }
 

@@ -33,7 +33,8 @@ ParamId::ParamId() {
 std::string ParamId::to_string() const {
     static constexpr char digits[] = "0123456789abcdef";
     std::string s(16, '0');
-    for (int i = 15; i >= 0; --i) s[static_cast<std::size_t>(i)] = digits[(value_ >> (4 * (15 - i))) & 0xF];
+    for (int i = 15; i >= 0; --i)
+        s[static_cast<std::size_t>(i)] = digits[(value_ >> (4 * (15 - i))) & 0xF];
     return s;
 }
 

@@ -19,7 +19,8 @@ namespace {
 using T2 = Tensor<AD, 2>;
 using T3 = Tensor<AD, 3>;
 
-T3 r3(std::size_t a, std::size_t b, std::size_t c, double lo = -1, double hi = 1, std::uint64_t s = 2) {
+T3 r3(std::size_t a, std::size_t b, std::size_t c, double lo = -1, double hi = 1,
+      std::uint64_t s = 2) {
     return uniform<3>({a, b, c}, lo, hi, s);
 }
 
@@ -54,7 +55,8 @@ TEST(CumulativeGradCheck, CumprodWithZeros) {
     // Rows of [6, 5] scanned along dim 1: no zero; one zero; two zeros in a row; two zeros
     // apart; a zero first; all zeros.
     const T2 base = uniform<2>({6, 5}, 0.5, 1.5, 11);
-    const T2 x = with_zeros(base, {5 + 2, 10 + 1, 10 + 2, 15 + 1, 15 + 3, 20 + 0, 25, 26, 27, 28, 29});
+    const T2 x =
+        with_zeros(base, {5 + 2, 10 + 1, 10 + 2, 15 + 1, 15 + 3, 20 + 0, 25, 26, 27, 28, 29});
     EXPECT_TRUE(gradcheck([](T2 a) { return a.cumprod(1); }, x));
     EXPECT_TRUE(gradcheck([](T2 a) { return a.cumprod(0); }, x.transpose()));
     EXPECT_TRUE(gradcheck([](T2 a) { return a.cumprod(-2); }, x.transpose()));
@@ -74,9 +76,9 @@ TEST(CumulativeGradCheck, CummaxCummin) {
     EXPECT_TRUE(gradcheck([](T3 a) { return a.cummin(0); }, r3(3, 4, 5)));
     EXPECT_TRUE(gradcheck([](T3 a) { return a.cummin(1); }, r3(3, 4, 5)));
     EXPECT_TRUE(gradcheck([](T3 a) { return a.cummin(-1); }, r3(3, 4, 5)));
-    EXPECT_TRUE(gradcheck([](T3 a) { return a.cummin(1).exp().cummax(2); }, r3(3, 5, 4).swap_dims(1, 2)));
+    EXPECT_TRUE(
+        gradcheck([](T3 a) { return a.cummin(1).exp().cummax(2); }, r3(3, 5, 4).swap_dims(1, 2)));
 }
-
 
 // ------------------------------------------------------------------ PyTorch
 const char* kFile = "cumulative";
@@ -109,19 +111,24 @@ void check_torch(const std::string& name, Tolerance tol) {
 }
 
 TEST(CumulativeTorchGrads, Float32) {
-    for (const auto& c : fixture_case_list(kFile, "grad")) check_torch<ADF>(c, Tolerance{1e-5, 1e-5});
+    for (const auto& c : fixture_case_list(kFile, "grad"))
+        check_torch<ADF>(c, Tolerance{1e-5, 1e-5});
 }
 
 TEST(CumulativeTorchGrads, Float64) {
     BURN_REQUIRE_FLOAT64();
-    for (const auto& c : fixture_case_list(kFile, "grad")) check_torch<AD>(c, Tolerance{1e-12, 1e-12});
+    for (const auto& c : fixture_case_list(kFile, "grad"))
+        check_torch<AD>(c, Tolerance{1e-12, 1e-12});
 }
 
 // ------------------------------------------------------------------ graph behaviour
 TEST(CumulativeGrads, IntOpsPassThroughAndUntrackedStaysUntracked) {
-    auto xi = Tensor<ADF, 2, Int>::from_data(TensorData(std::vector<std::int64_t>{3, 1, 2, 5}, Shape{2, 2}));
-    EXPECT_TRUE(equal_to(xi.cumsum(1), TensorData(std::vector<std::int64_t>{3, 4, 2, 7}, Shape{2, 2})));
-    EXPECT_TRUE(equal_to(xi.cummin(0), TensorData(std::vector<std::int64_t>{3, 1, 2, 1}, Shape{2, 2})));
+    auto xi = Tensor<ADF, 2, Int>::from_data(
+        TensorData(std::vector<std::int64_t>{3, 1, 2, 5}, Shape{2, 2}));
+    EXPECT_TRUE(
+        equal_to(xi.cumsum(1), TensorData(std::vector<std::int64_t>{3, 4, 2, 7}, Shape{2, 2})));
+    EXPECT_TRUE(
+        equal_to(xi.cummin(0), TensorData(std::vector<std::int64_t>{3, 1, 2, 1}, Shape{2, 2})));
     auto x = Tensor<ADF, 2>::ones({2, 3});
     EXPECT_FALSE(x.cumprod(1).is_require_grad());
     EXPECT_TRUE(x.require_grad().cummax(0).is_require_grad());
@@ -131,7 +138,9 @@ TEST(CumulativeGrads, BalancedCheckpointingGivesTheSameGradients) {
     BURN_REQUIRE_FLOAT64();
     using ADC = Autodiff<F64Backend, BalancedCheckpointing>;
     const TensorData d = with_zeros(uniform<2>({4, 6}, -1.5, 1.5, 21), {3, 8, 9}).to_data();
-    auto chain = [](auto x) { return (x.exp().cumsum(1) * x).cumprod(1).cummax(0).cummin(1).sum(); };
+    auto chain = [](auto x) {
+        return (x.exp().cumsum(1) * x).cumprod(1).cummax(0).cummin(1).sum();
+    };
     auto a = Tensor<AD, 2>::from_data(d).require_grad();
     auto b = Tensor<ADC, 2>::from_data(d).require_grad();
     const auto ga = a.grad(chain(a).backward());

@@ -2,9 +2,10 @@
 // The graph's behaviour: accumulation, detach, inner, grad_remove/replace, untracked tensors,
 // non-scalar roots, freeing (after backward and without it), threads, checkpointing. On ADF:
 // Autodiff<Cpu<float>>, or Autodiff<Vulkan<>> in burn_autodiff_tests_vulkan.
+#include <unistd.h>
+
 #include <fstream>
 #include <thread>
-#include <unistd.h>
 
 #include "gradcheck.hpp"
 
@@ -16,7 +17,9 @@ using T2 = Tensor<ADF, 2>;
 using Inner2 = Tensor<TestFloatBackend, 2>;
 
 template <class T>
-concept HasBackward = requires(T t) { t.backward(); };
+concept HasBackward = requires(T t) {
+    t.backward();
+};
 static_assert(HasBackward<Tensor<ADF, 2>>);
 static_assert(!HasBackward<Tensor<TestFloatBackend, 2>>, "backward needs an autodiff backend");
 static_assert(!HasBackward<Tensor<ADF, 2, Int>>, "only float tensors have gradients");
@@ -93,13 +96,16 @@ TEST(AutodiffGraph, TiesOfWholeTensorMaxShareTheGradient) {
     // As torch.max(x) / torch.min(x); max_dim instead gives it to the indexed element.
     auto x = T2::from_floats({{1, 5, 5}, {7, 2, 7}}).require_grad();
     auto gmax = x.max().backward();
-    EXPECT_TRUE(close_to(*x.grad(gmax), TensorData::from_nested<double, 2>({{0, 0, 0}, {0.5, 0, 0.5}})));
+    EXPECT_TRUE(
+        close_to(*x.grad(gmax), TensorData::from_nested<double, 2>({{0, 0, 0}, {0.5, 0, 0.5}})));
     EXPECT_FLOAT_EQ(x.max().into_scalar(), 7.0f);
     auto y = T2::from_floats({{1, 5, 1}, {7, 1, 7}}).require_grad();
     auto gmin = (y.min() * 3.0).backward();
-    EXPECT_TRUE(close_to(*y.grad(gmin), TensorData::from_nested<double, 2>({{1, 0, 1}, {0, 1, 0}})));
+    EXPECT_TRUE(
+        close_to(*y.grad(gmin), TensorData::from_nested<double, 2>({{1, 0, 1}, {0, 1, 0}})));
     auto gdim = y.max_dim(1).sum().backward();
-    EXPECT_TRUE(close_to(*y.grad(gdim), TensorData::from_nested<double, 2>({{0, 1, 0}, {1, 0, 0}})));
+    EXPECT_TRUE(
+        close_to(*y.grad(gdim), TensorData::from_nested<double, 2>({{0, 1, 0}, {1, 0, 0}})));
 }
 
 TEST(AutodiffGraph, RequireGradRules) {
@@ -128,7 +134,8 @@ TEST(AutodiffGraph, SecondBackwardThroughFreedGraphThrows) {
     EXPECT_TRUE(x.grad(grads).has_value());
     EXPECT_BURN_ERROR(y.backward(), "already freed");
     auto z = x * 3.0;  // a new graph from the same leaf works
-    EXPECT_TRUE(close_to(*x.grad(z.sum().backward()), TensorData::from_nested<double, 2>({{3, 3}})));
+    EXPECT_TRUE(
+        close_to(*x.grad(z.sum().backward()), TensorData::from_nested<double, 2>({{3, 3}})));
 }
 
 TEST(AutodiffGraph, GraphFreedByBackwardAndByDropping) {
@@ -169,9 +176,7 @@ struct Mlp {
           b1(uniform<2, ADF>({1, 32}, -0.1, 0.1, seed + 1).require_grad()),
           w2(uniform<2, ADF>({32, 4}, -0.3, 0.3, seed + 2).require_grad()),
           b2(uniform<2, ADF>({1, 4}, -0.1, 0.1, seed + 3).require_grad()) {}
-    T2 forward(const T2& x) const {
-        return activation::relu(x.matmul(w1) + b1).matmul(w2) + b2;
-    }
+    T2 forward(const T2& x) const { return activation::relu(x.matmul(w1) + b1).matmul(w2) + b2; }
     static T2 sgd(const T2& p, const autodiff::Gradients<TestFloatBackend>& g, double lr) {
         return T2::from_inner(p.inner() - *p.grad(g) * lr).require_grad();
     }
@@ -263,7 +268,8 @@ struct DeepChain {
             auto h = x;
             for (const auto& w : weights) {
                 h = h.matmul(w);  // compute-bound: kept
-                h = (h.tanh() * 1.5 + 0.1).sin() * activation::sigmoid(h);  // memory-bound: recomputed
+                h = (h.tanh() * 1.5 + 0.1).sin() *
+                    activation::sigmoid(h);  // memory-bound: recomputed
             }
             auto grads = h.sum().backward();
             for (const auto& w : weights) out.push_back(w.grad(grads)->to_data());
@@ -280,8 +286,10 @@ TEST(AutodiffCheckpointing, BalancedGivesSameGradientsWithLowerPeakMemory) {
     auto [g_plain, peak_plain] = DeepChain<Plain>().run();
     auto [g_bal, peak_bal] = DeepChain<Balanced>().run();
     ASSERT_EQ(g_plain.size(), g_bal.size());
-    for (std::size_t i = 0; i < g_plain.size(); ++i) g_bal[i].assert_approx_eq(g_plain[i], {1e-12, 1e-12});
-    EXPECT_LT(peak_bal, peak_plain * 3 / 4) << "balanced " << peak_bal << " bytes, plain " << peak_plain;
+    for (std::size_t i = 0; i < g_plain.size(); ++i)
+        g_bal[i].assert_approx_eq(g_plain[i], {1e-12, 1e-12});
+    EXPECT_LT(peak_bal, peak_plain * 3 / 4)
+        << "balanced " << peak_bal << " bytes, plain " << peak_plain;
 }
 
 TEST(AutodiffCheckpointing, BalancedMatchesNoCheckpointing) {
@@ -298,7 +306,6 @@ TEST(AutodiffCheckpointing, BalancedMatchesNoCheckpointing) {
     x.grad(grads)->to_data().assert_approx_eq(x2.grad(g2)->to_data(), {1e-12, 1e-12});
     w.grad(grads)->to_data().assert_approx_eq(w2.grad(g2)->to_data(), {1e-12, 1e-12});
 }
-
 
 }  // namespace
 }  // namespace burn::testing

@@ -4,12 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <string_view>
-#include <vector>
-
 #include <burn/backend/kernels.hpp>
 #include <burn/backend/ops.hpp>
 #include <burn/tensor/backend.hpp>
+#include <string_view>
+#include <vector>
 
 namespace burn::backend {
 namespace {
@@ -82,7 +81,8 @@ TEST(BackendLayout, ExpandBroadcastsWithZeroStrides) {
 
 TEST(BackendLayout, SliceWithSteps) {
     StridedLayout l = dense(Shape{4, 6});
-    const std::array<SliceRange, 2> r{SliceRange{1, 2, 2}, SliceRange{1, 3, 2}};  // rows 1,3; cols 1,3,5
+    const std::array<SliceRange, 2> r{SliceRange{1, 2, 2},
+                                      SliceRange{1, 3, 2}};  // rows 1,3; cols 1,3,5
     view::slice(l, r);
     EXPECT_EQ(l.shape, (Shape{2, 3}));
     EXPECT_EQ(offsets(l), (std::vector<std::int64_t>{7, 9, 11, 19, 21, 23}));
@@ -129,16 +129,17 @@ TEST(BackendOps, NameTables) {
 
 TEST(BackendOps, SpatialArgsFromOptions) {
     const SpatialArgs c = spatial_args(ConvTransposeOptions<2>{.stride = {2, 3},
-                                                                .padding = {1, 0},
-                                                                .padding_out = {1, 2},
-                                                                .dilation = {1, 2},
-                                                                .groups = 4});
+                                                               .padding = {1, 0},
+                                                               .padding_out = {1, 2},
+                                                               .dilation = {1, 2},
+                                                               .groups = 4});
     EXPECT_EQ(c.n, 2u);
     EXPECT_EQ(c.stride[1], 3u);
     EXPECT_EQ(c.padding_out[1], 2u);
     EXPECT_EQ(c.dilation[1], 2u);
     EXPECT_EQ(c.groups, 4u);
-    const SpatialArgs p = spatial_args(MaxPoolOptions<1>{.kernel_size = {3}, .stride = {2}, .ceil_mode = true});
+    const SpatialArgs p =
+        spatial_args(MaxPoolOptions<1>{.kernel_size = {3}, .stride = {2}, .ceil_mode = true});
     EXPECT_EQ(p.kernel[0], 3u);
     EXPECT_EQ(p.stride[0], 2u);
     EXPECT_TRUE(p.ceil_mode);

@@ -4,18 +4,17 @@
 // position (burn/backend/random.hpp) and the name and value tables of the op vocabulary.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstdint>
-#include <limits>
-#include <string_view>
-#include <vector>
-
 #include <burn/backend/interpolate.hpp>
 #include <burn/backend/ops.hpp>
 #include <burn/backend/random.hpp>
 #include <burn/backend/shapes.hpp>
 #include <burn/tensor/distribution.hpp>
 #include <burn/tensor/error.hpp>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <vector>
 
 namespace burn::backend {
 namespace {
@@ -69,8 +68,11 @@ TEST(BackendShapes, CatAndRepeat) {
     const std::vector<Shape> huge{Shape{kMax - 1, 1}, Shape{2, 1}};
     expect_error([&] { (void)cat_shape(std::span<const Shape>(huge), 0); },
                  "cat: the output is too large");
-    expect_error([&] { (void)repeat_dim_shape(Shape{kMax / 2 + 1, 1}, 0, 2); },
-                 "repeat_dim: the output is too large");
+    expect_error(
+        [&] {
+            (void)repeat_dim_shape(Shape{kMax / 2 + 1, 1}, 0, 2);
+        },
+        "repeat_dim: the output is too large");
 }
 
 TEST(BackendShapes, ArangeLength) {

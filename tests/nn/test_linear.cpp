@@ -7,7 +7,6 @@
 #include <burn/nn/layer_norm.hpp>
 #include <burn/nn/linear.hpp>
 #include <burn/record/recorder.hpp>
-
 #include <cmath>
 
 #include "gradcheck.hpp"
@@ -64,7 +63,8 @@ TEST(NnLinear, ConfigInitAndShapes) {
     const auto no_bias = nn::LinearConfig{.d_input = 3, .d_output = 2, .bias = false}.init<B>();
     EXPECT_FALSE(no_bias.bias.has_value());
     EXPECT_EQ(no_bias.forward(Tensor<B, 1>::ones({3})).dims(), (std::array<std::size_t, 1>{2}));
-    EXPECT_EQ(module::to_string(no_bias), "Linear {d_input: 3, d_output: 2, bias: false, params: 6}");
+    EXPECT_EQ(module::to_string(no_bias),
+              "Linear {d_input: 3, d_output: 2, bias: false, params: 6}");
 }
 
 TEST(NnLinear, InvalidInputsThrow) {
@@ -114,10 +114,10 @@ TEST(NnLayerNorm, ConfigInit) {
     EXPECT_EQ(module::to_string(norm), "LayerNorm {d_model: 8, epsilon: 1e-05, params: 16}");
     // Each row of the output has mean 0 and (biased) variance 1.
     const auto y = norm.forward(uniform<2, B>({3, 8}, -5, 5));
-    EXPECT_TRUE(close_to(y.mean_dim(1), TensorData::zeros(Shape{3, 1}, DType::F32),
-                         Tolerance{1e-5, 1e-5}));
-    EXPECT_TRUE(close_to((y * y).mean_dim(1), TensorData::full(Shape{3, 1}, 1.0f),
-                         Tolerance{1e-3, 1e-3}));
+    EXPECT_TRUE(
+        close_to(y.mean_dim(1), TensorData::zeros(Shape{3, 1}, DType::F32), Tolerance{1e-5, 1e-5}));
+    EXPECT_TRUE(
+        close_to((y * y).mean_dim(1), TensorData::full(Shape{3, 1}, 1.0f), Tolerance{1e-3, 1e-3}));
     EXPECT_BURN_ERROR(nn::LayerNormConfig{.d_model = 0}.init<B>(), "d_model");
     EXPECT_BURN_ERROR(norm.forward(Tensor<B, 2>::ones({2, 3})), "LayerNorm::forward");
 }
@@ -217,12 +217,13 @@ TEST(NnInitializer, SavedInConfigsByName) {
     EXPECT_BURN_ERROR(nn::LinearConfig::from_json_string(
                           R"({"d_input": 1, "d_output": 1, "initializer": "Glorot"})"),
                       "LinearConfig.initializer: expected one of Constant, Ones");
-    EXPECT_BURN_ERROR(nn::LinearConfig::from_json_string(
-                          R"({"d_input": 1, "d_output": 1, "initializer": {"Normal": {"mean": 0}}})"),
-                      "LinearConfig.initializer.Normal.std: missing required field");
-    EXPECT_BURN_ERROR(nn::LinearConfig::from_json_string(
-                          R"({"d_input": 1, "d_output": 1, "initializer": [1]})"),
-                      "LinearConfig.initializer: expected one of");
+    EXPECT_BURN_ERROR(
+        nn::LinearConfig::from_json_string(
+            R"({"d_input": 1, "d_output": 1, "initializer": {"Normal": {"mean": 0}}})"),
+        "LinearConfig.initializer.Normal.std: missing required field");
+    EXPECT_BURN_ERROR(
+        nn::LinearConfig::from_json_string(R"({"d_input": 1, "d_output": 1, "initializer": [1]})"),
+        "LinearConfig.initializer: expected one of");
 }
 
 }  // namespace

@@ -239,9 +239,9 @@ TEST(NnMseLoss, ReductionsAndErrors) {
     EXPECT_EQ(module::to_string(mse), "MseLoss");
     EXPECT_BURN_ERROR(mse.forward(x, Tensor<B, 2>::zeros({2, 3})), "MseLoss::forward");
     if (capabilities<TestFloatBackend>.float64) {  // f64 finite differences
-        EXPECT_TRUE(
-            gradcheck([&](const Tensor<AD, 3>& a, const Tensor<AD, 3>& b) { return mse.forward(a, b); },
-                      uniform<3>({2, 2, 3}), uniform<3>({2, 2, 3}, -1, 1, 11)));
+        EXPECT_TRUE(gradcheck(
+            [&](const Tensor<AD, 3>& a, const Tensor<AD, 3>& b) { return mse.forward(a, b); },
+            uniform<3>({2, 2, 3}), uniform<3>({2, 2, 3}, -1, 1, 11)));
     }
 }
 

@@ -7,7 +7,6 @@
 #include <burn/nn/instance_norm.hpp>
 #include <burn/nn/rms_norm.hpp>
 #include <burn/record/recorder.hpp>
-
 #include <string>
 
 #include "gradcheck.hpp"
@@ -34,10 +33,12 @@ const nlohmann::json& case_params(const std::string& name) {
 nn::BatchNorm<ADF> batch_norm_of(TorchCase& c, const std::string& name) {
     const auto& p = case_params(name);
     return nn::BatchNorm<ADF>{
-        c.param<1>("gamma"), c.param<1>("beta"),
+        c.param<1>("gamma"),
+        c.param<1>("beta"),
         module::RunningState<Tensor<ADF, 1>>(fixture_input<ADF, 1>(kFile, name, "running_mean")),
         module::RunningState<Tensor<ADF, 1>>(fixture_input<ADF, 1>(kFile, name, "running_var")),
-        p.at("momentum").get<double>(), p.at("epsilon").get<double>()};
+        p.at("momentum").get<double>(),
+        p.at("epsilon").get<double>()};
 }
 
 /// train(): batch statistics, gradients, and the running statistics after the step.
@@ -49,8 +50,8 @@ void check_batch_norm_train(const std::string& name) {
     c.check(norm.forward(c.input<D>("x")));  // ADF: the training path
     EXPECT_TRUE(close_to(norm.running_mean.value(), fixture_output(kFile, name, "running_mean"),
                          kTorchTol));
-    EXPECT_TRUE(close_to(norm.running_var.value(), fixture_output(kFile, name, "running_var"),
-                         kTorchTol));
+    EXPECT_TRUE(
+        close_to(norm.running_var.value(), fixture_output(kFile, name, "running_var"), kTorchTol));
     EXPECT_FALSE(norm.running_mean.value().is_require_grad());
 }
 
@@ -94,10 +95,13 @@ TEST(NnBatchNorm, EvalMatchesTorch) {
 // skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnBatchNorm, GradientsMatchFiniteDifferences) {
     BURN_REQUIRE_FLOAT64();
-    const auto bn = nn::BatchNorm<AD>{
-        uniform<1>({3}, 0.5, 1.5, 3), uniform<1>({3}, -1, 1, 4),
-        module::RunningState<Tensor<AD, 1>>(Tensor<AD, 1>::zeros({3})),
-        module::RunningState<Tensor<AD, 1>>(Tensor<AD, 1>::ones({3})), 0.1, 1e-5};
+    const auto bn =
+        nn::BatchNorm<AD>{uniform<1>({3}, 0.5, 1.5, 3),
+                          uniform<1>({3}, -1, 1, 4),
+                          module::RunningState<Tensor<AD, 1>>(Tensor<AD, 1>::zeros({3})),
+                          module::RunningState<Tensor<AD, 1>>(Tensor<AD, 1>::ones({3})),
+                          0.1,
+                          1e-5};
     EXPECT_TRUE(gradcheck([&](const Tensor<AD, 4>& x) { return bn.forward(x); },
                           uniform<4>({2, 3, 2, 3}, -2, 2)));
     EXPECT_TRUE(gradcheck([&](const Tensor<AD, 2>& x) { return bn.forward(x); },
@@ -113,17 +117,18 @@ TEST(NnBatchNorm, ConfigInitAndRunningStats) {
     const auto norm = config.init<ADF>();
     EXPECT_TRUE(close_to(norm.gamma.val(), TensorData::full(Shape{3}, 1.0f), Tolerance{0, 0}));
     EXPECT_TRUE(close_to(norm.beta.val(), TensorData::full(Shape{3}, 0.0f), Tolerance{0, 0}));
-    EXPECT_TRUE(close_to(norm.running_mean.value(), TensorData::full(Shape{3}, 0.0f),
-                         Tolerance{0, 0}));
-    EXPECT_TRUE(close_to(norm.running_var.value(), TensorData::full(Shape{3}, 1.0f),
-                         Tolerance{0, 0}));
+    EXPECT_TRUE(
+        close_to(norm.running_mean.value(), TensorData::full(Shape{3}, 0.0f), Tolerance{0, 0}));
+    EXPECT_TRUE(
+        close_to(norm.running_var.value(), TensorData::full(Shape{3}, 1.0f), Tolerance{0, 0}));
     EXPECT_EQ(norm.num_params(), 6u);
-    EXPECT_EQ(module::to_string(norm), "BatchNorm {num_features: 3, momentum: 0.1, epsilon: 1e-05, "
-                                       "params: 6}");
+    EXPECT_EQ(module::to_string(norm),
+              "BatchNorm {num_features: 3, momentum: 0.1, epsilon: 1e-05, "
+              "params: 6}");
 
     // Channel c holds the values c + {0, 1, 2, 3}: batch mean c + 1.5, unbiased variance 5/3.
-    const auto in = Tensor<ADF, 3>::from_data(TensorData(
-        std::vector<float>{0, 1, 1, 2, 2, 3, 2, 3, 3, 4, 4, 5}, Shape{2, 3, 2}));
+    const auto in = Tensor<ADF, 3>::from_data(
+        TensorData(std::vector<float>{0, 1, 1, 2, 2, 3, 2, 3, 3, 4, 4, 5}, Shape{2, 3, 2}));
     const auto y = norm.forward(in);
     // Normalised per channel: mean 0, biased variance 1 (up to epsilon).
     const auto flat = y.swap_dims(0, 1).reshape<2>({3, -1});
@@ -180,8 +185,8 @@ TEST(NnBatchNorm, RecordKeepsRunningStats) {
     b = b.load_record(recorder.from_bytes(recorder.to_bytes(a.valid().into_record())));
     EXPECT_TRUE(close_to(b.running_mean.value(), a.running_mean.value().inner().to_data(),
                          Tolerance{0, 0}));
-    EXPECT_TRUE(close_to(b.running_var.value(), a.running_var.value().inner().to_data(),
-                         Tolerance{0, 0}));
+    EXPECT_TRUE(
+        close_to(b.running_var.value(), a.running_var.value().inner().to_data(), Tolerance{0, 0}));
     EXPECT_EQ(b.running_var.id(), a.running_var.id());
     std::vector<std::string> paths;
     module::for_each_leaf(b, "", [&](std::string_view p, const auto&) { paths.emplace_back(p); });
@@ -196,8 +201,12 @@ void check_group_norm(const std::string& name) {
     const auto& p = case_params(name);
     const bool affine = p.at("affine").get<bool>();
     const auto x = c.input<D>("x");
-    nn::GroupNorm<ADF> norm{std::nullopt, std::nullopt, p.at("num_groups").get<std::size_t>(),
-                            x.dims()[1], p.at("epsilon").get<double>(), affine};
+    nn::GroupNorm<ADF> norm{std::nullopt,
+                            std::nullopt,
+                            p.at("num_groups").get<std::size_t>(),
+                            x.dims()[1],
+                            p.at("epsilon").get<double>(),
+                            affine};
     if (affine) {
         norm.gamma = c.param<1>("gamma");
         norm.beta = c.param<1>("beta");
@@ -216,8 +225,8 @@ TEST(NnGroupNorm, MatchesTorch) {
 // skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnGroupNorm, GradientsMatchFiniteDifferences) {
     BURN_REQUIRE_FLOAT64();
-    const auto norm = nn::GroupNorm<AD>{uniform<1>({4}, 0.5, 1.5, 3), uniform<1>({4}, -1, 1, 4), 2,
-                                        4, 1e-5, true};
+    const auto norm = nn::GroupNorm<AD>{
+        uniform<1>({4}, 0.5, 1.5, 3), uniform<1>({4}, -1, 1, 4), 2, 4, 1e-5, true};
     EXPECT_TRUE(gradcheck([&](const Tensor<AD, 3>& x) { return norm.forward(x); },
                           uniform<3>({2, 4, 3}, -2, 2)));
 }
@@ -279,8 +288,8 @@ TEST(NnInstanceNorm, MatchesTorch) {
 // skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnInstanceNorm, GradientsMatchFiniteDifferences) {
     BURN_REQUIRE_FLOAT64();
-    const auto norm = nn::InstanceNorm<AD>{uniform<1>({3}, 0.5, 1.5, 3),
-                                           uniform<1>({3}, -1, 1, 4), 3, 1e-5, true};
+    const auto norm = nn::InstanceNorm<AD>{uniform<1>({3}, 0.5, 1.5, 3), uniform<1>({3}, -1, 1, 4),
+                                           3, 1e-5, true};
     EXPECT_TRUE(gradcheck([&](const Tensor<AD, 4>& x) { return norm.forward(x); },
                           uniform<4>({2, 3, 2, 3}, -2, 2)));
 }
@@ -326,9 +335,10 @@ TEST(NnRmsNorm, ConfigInitDisplayAndErrors) {
     EXPECT_EQ(module::to_string(norm), "RmsNorm {d_model: 3, epsilon: 1e-05, params: 3}");
     // Burn's own test: arange(9) as [3, 3].
     const auto y = norm.forward(Tensor<B, 1, Int>::arange(0, 9).into_float().reshape<2>({3, 3}));
-    EXPECT_TRUE(close_to(y, TensorData(std::vector<float>{0.0f, 0.7746f, 1.5492f, 0.7348f, 0.9798f,
-                                                          1.2247f, 0.8514f, 0.9933f, 1.1352f},
-                                       Shape{3, 3}),
+    EXPECT_TRUE(close_to(y,
+                         TensorData(std::vector<float>{0.0f, 0.7746f, 1.5492f, 0.7348f, 0.9798f,
+                                                       1.2247f, 0.8514f, 0.9933f, 1.1352f},
+                                    Shape{3, 3}),
                          Tolerance{1e-4, 1e-4}));
     const auto config = nn::RmsNormConfig{.d_model = 16, .epsilon = 1e-6};
     EXPECT_EQ(nn::RmsNormConfig::from_json_string(config.to_json_string()), config);

@@ -5,7 +5,6 @@
 // fused Autodiff nodes against the op-by-op graph, configs, displays and errors.
 #include <burn/nn/rnn.hpp>
 #include <burn/record/recorder.hpp>
-
 #include <cmath>
 #include <string>
 
@@ -29,8 +28,8 @@ static_assert(module::check_fields<nn::BiGru<B>>());
 template <Backend BK>
 Tensor<BK, 2> flat(const Tensor<BK, 3>& t) {
     const auto d = t.dims();
-    return t.template reshape<2>(std::array<std::int64_t, 2>{std::int64_t(d[0]),
-                                                             std::int64_t(d[1] * d[2])});
+    return t.template reshape<2>(
+        std::array<std::int64_t, 2>{std::int64_t(d[0]), std::int64_t(d[1] * d[2])});
 }
 
 /// A gate controller from fixture parameters `<prefix><gate>.{input,hidden}_transform.*`.
@@ -47,18 +46,22 @@ nn::GateController<ADF> gate(TorchCase& c, const std::string& prefix, const std:
 
 nn::Lstm<ADF> lstm_from(TorchCase& c, const std::string& prefix, bool bias, std::size_t h,
                         bool batch_first, bool reverse) {
-    return {gate(c, prefix, "input_gate", bias), gate(c, prefix, "forget_gate", bias),
-            gate(c, prefix, "output_gate", bias), gate(c, prefix, "cell_gate", bias),
-            h, batch_first, reverse};
+    return {gate(c, prefix, "input_gate", bias),
+            gate(c, prefix, "forget_gate", bias),
+            gate(c, prefix, "output_gate", bias),
+            gate(c, prefix, "cell_gate", bias),
+            h,
+            batch_first,
+            reverse};
 }
 
 // ==================================================================================== Lstm
 TEST(NnLstm, MatchesTorch) {
-    for (const char* name : {"lstm", "lstm_state", "lstm_no_bias_reverse_state", "lstm_seq_first",
-                             "lstm_one_step"}) {
+    for (const char* name :
+         {"lstm", "lstm_state", "lstm_no_bias_reverse_state", "lstm_seq_first", "lstm_one_step"}) {
         TorchCase c(std::string(kFile), name);
-        const bool bias = c.param("bias"), state = c.param("state"),
-                   reverse = c.param("reverse"), batch_first = c.param("batch_first");
+        const bool bias = c.param("bias"), state = c.param("state"), reverse = c.param("reverse"),
+                   batch_first = c.param("batch_first");
         const std::size_t h = c.param("d_hidden");
         const auto x = c.input<3>("x");
         const auto lstm = lstm_from(c, "", bias, h, batch_first, reverse);
@@ -73,15 +76,16 @@ TEST(NnLstm, MatchesTorch) {
 TEST(NnLstm, FinalHiddenIsTheLastStepsOutput) {
     for (const bool reverse : {false, true}) {
         B::seed(3);
-        const auto lstm = nn::LstmConfig{.d_input = 3, .d_hidden = 4, .bias = true,
-                                         .reverse = reverse}
-                              .init<B>();
+        const auto lstm =
+            nn::LstmConfig{.d_input = 3, .d_hidden = 4, .bias = true, .reverse = reverse}.init<B>();
         const auto x = uniform<3, B>({2, 5, 3});
-        const nn::LstmState<B, 2> s0{uniform<2, B>({2, 4}, -1, 1, 4), uniform<2, B>({2, 4}, -1, 1, 5)};
+        const nn::LstmState<B, 2> s0{uniform<2, B>({2, 4}, -1, 1, 4),
+                                     uniform<2, B>({2, 4}, -1, 1, 5)};
         const auto [y, s] = lstm.forward(x, s0);
         EXPECT_EQ(y.dims(), (std::array<std::size_t, 3>{2, 5, 4}));
         // The final hidden state is the last step's output (the first's when reversed).
-        const auto last = y.narrow(1, reverse ? 0 : 4, 1).reshape<2>(std::array<std::int64_t, 2>{2, 4});
+        const auto last =
+            y.narrow(1, reverse ? 0 : 4, 1).reshape<2>(std::array<std::int64_t, 2>{2, 4});
         EXPECT_TRUE(close_to(s.hidden, last.to_data(), Tolerance{0, 0}));
     }
 }
@@ -241,8 +245,8 @@ TEST(NnLstm, GatesWithoutBiasCountAsZeroBias) {
     zeroed.forget_gate.hidden_transform.bias =
         module::Param<Tensor<B, 1>>(Tensor<B, 1>::zeros({2}));
     const auto x = uniform<3, B>({2, 4, 3});
-    EXPECT_TRUE(close_to(partial.forward(x).first, zeroed.forward(x).first.to_data(),
-                         Tolerance{0, 0}));
+    EXPECT_TRUE(
+        close_to(partial.forward(x).first, zeroed.forward(x).first.to_data(), Tolerance{0, 0}));
 }
 
 TEST(NnLstm, RecordRoundTrip) {
@@ -263,7 +267,8 @@ TEST(NnBiLstm, MatchesTorch) {
         const std::size_t h = c.param("d_hidden");
         const auto x = c.input<3>("x");
         const nn::BiLstm<ADF> m{lstm_from(c, "forward_lstm.", bias, h, true, false),
-                                lstm_from(c, "reverse_lstm.", bias, h, true, false), h, batch_first};
+                                lstm_from(c, "reverse_lstm.", bias, h, true, false), h,
+                                batch_first};
         std::optional<nn::LstmState<ADF, 3>> s0;
         if (state) s0 = nn::LstmState<ADF, 3>{c.input<3>("c0"), c.input<3>("h0")};
         auto [out, s] = m.forward(x, s0);
@@ -311,11 +316,13 @@ TEST(NnGru, GradientsMatchFiniteDifferences) {
     for (const bool reset_after : {true, false}) {
         EXPECT_TRUE(gradcheck(
             [reset_after](const Tensor<AD, 3>& x, const Tensor<AD, 2>& wx, const Tensor<AD, 1>& bx,
-                          const Tensor<AD, 2>& wh, const Tensor<AD, 1>& bh, const Tensor<AD, 2>& h0) {
+                          const Tensor<AD, 2>& wh, const Tensor<AD, 1>& bh,
+                          const Tensor<AD, 2>& h0) {
                 return nn::rnn_detail::GruOps<AD>::run(x, wx, bx, wh, bh, h0, reset_after);
             },
             uniform<3>({2, 3, 2}), uniform<2>({2, 9}, -1, 1, 8), uniform<1>({9}, -1, 1, 10),
-            uniform<2>({3, 9}, -1, 1, 9), uniform<1>({9}, -1, 1, 12), uniform<2>({2, 3}, -1, 1, 11)));
+            uniform<2>({3, 9}, -1, 1, 9), uniform<1>({9}, -1, 1, 12),
+            uniform<2>({2, 3}, -1, 1, 11)));
         // No initial state, biases on one side only.
         EXPECT_TRUE(gradcheck(
             [reset_after](const Tensor<AD, 3>& x, const Tensor<AD, 2>& wx, const Tensor<AD, 2>& wh,
@@ -345,7 +352,8 @@ TEST(NnGru, FusedNodeMatchesOpByOpGraph) {
         const auto gr = (ref * gy).sum().backward();
         for (const auto& [t, what] : std::vector<std::pair<Tensor<ADF, 2>, const char*>>{
                  {wx, "wx"}, {wh, "wh"}, {h0, "h0"}}) {
-            EXPECT_TRUE(close_to(*t.grad(gf), t.grad(gr)->to_data(), Tolerance{1e-5, 1e-5})) << what;
+            EXPECT_TRUE(close_to(*t.grad(gf), t.grad(gr)->to_data(), Tolerance{1e-5, 1e-5}))
+                << what;
         }
         EXPECT_TRUE(close_to(*x.grad(gf), x.grad(gr)->to_data(), Tolerance{1e-5, 1e-5}));
         EXPECT_TRUE(close_to(*bx.grad(gf), bx.grad(gr)->to_data(), Tolerance{1e-5, 1e-5}));
@@ -361,7 +369,8 @@ TEST(NnGru, ConfigDisplayAndErrors) {
     const auto m = config.init<B>();
     EXPECT_EQ(module::to_string(m),
               "Gru {d_input: 2, d_hidden: 3, bias: true, reset_after: true, params: 63}");
-    EXPECT_EQ(m.forward(Tensor<B, 3>::ones({4, 5, 2})).dims(), (std::array<std::size_t, 3>{4, 5, 3}));
+    EXPECT_EQ(m.forward(Tensor<B, 3>::ones({4, 5, 2})).dims(),
+              (std::array<std::size_t, 3>{4, 5, 3}));
     EXPECT_BURN_ERROR((nn::GruConfig{.d_input = 2, .d_hidden = 0, .bias = true}.init<B>()),
                       "GruConfig::init: d_input and d_hidden must be positive");
     EXPECT_BURN_ERROR(m.forward(Tensor<B, 3>::ones({4, 5, 3})),
@@ -398,11 +407,13 @@ TEST(NnBiGru, ReverseGradientsMatchFiniteDifferences) {
     for (const bool reset_after : {true, false}) {
         EXPECT_TRUE(gradcheck(
             [reset_after](const Tensor<AD, 3>& x, const Tensor<AD, 2>& wx, const Tensor<AD, 1>& bx,
-                          const Tensor<AD, 2>& wh, const Tensor<AD, 1>& bh, const Tensor<AD, 2>& h0) {
+                          const Tensor<AD, 2>& wh, const Tensor<AD, 1>& bh,
+                          const Tensor<AD, 2>& h0) {
                 return nn::rnn_detail::GruOps<AD>::run(x, wx, bx, wh, bh, h0, reset_after, true);
             },
             uniform<3>({2, 4, 2}), uniform<2>({2, 9}, -1, 1, 8), uniform<1>({9}, -1, 1, 10),
-            uniform<2>({3, 9}, -1, 1, 9), uniform<1>({9}, -1, 1, 12), uniform<2>({2, 3}, -1, 1, 11)));
+            uniform<2>({3, 9}, -1, 1, 9), uniform<1>({9}, -1, 1, 12),
+            uniform<2>({2, 3}, -1, 1, 11)));
     }
 }
 
@@ -433,7 +444,8 @@ TEST(NnGateController, InitAndGateProduct) {
     EXPECT_TRUE(close_to(y, TensorData::full(Shape{2, 3}, 9.0f), Tolerance{0, 0}));
     // XavierNormal (gain 1): std = sqrt(2 / (fan_in + fan_out)).
     using D = Cpu<double>;
-    const auto big = nn::GateController<D>::init(300, 200, true, nn::Initializer::XavierNormal{.gain = 1.0});
+    const auto big =
+        nn::GateController<D>::init(300, 200, true, nn::Initializer::XavierNormal{.gain = 1.0});
     const auto w = big.input_transform.weight.val();
     const double sd = std::sqrt((w * w).mean().into_scalar());
     EXPECT_NEAR(sd, std::sqrt(2.0 / 500.0), 0.02 * std::sqrt(2.0 / 500.0));

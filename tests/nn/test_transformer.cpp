@@ -10,7 +10,6 @@
 #include <burn/nn/rope.hpp>
 #include <burn/nn/transformer.hpp>
 #include <burn/record/recorder.hpp>
-
 #include <string>
 
 #include "gradcheck.hpp"
@@ -38,28 +37,44 @@ nn::Linear<ADF> linear(TorchCase& c, const std::string& p) {
     return {c.param<2>(p + ".weight"), c.param<1>(p + ".bias")};
 }
 nn::MultiHeadAttention<ADF> mha(TorchCase& c, const std::string& p) {
-    return {linear(c, p + "query"), linear(c, p + "key"), linear(c, p + "value"),
-            linear(c, p + "output"), nn::Dropout{0.0}, kD, kH, kD / kH, -1.0e4, false};
+    return {linear(c, p + "query"),
+            linear(c, p + "key"),
+            linear(c, p + "value"),
+            linear(c, p + "output"),
+            nn::Dropout{0.0},
+            kD,
+            kH,
+            kD / kH,
+            -1.0e4,
+            false};
 }
 nn::LayerNorm<ADF> norm(TorchCase& c, const std::string& p) {
     return {c.param<1>(p + ".gamma"), c.param<1>(p + ".beta"), 1e-5};
 }
 nn::FeedForwardActivation act(TorchCase& c) {
     return c.param("activation").get<std::string>() == "relu" ? nn::FeedForwardActivation::Relu
-                                                               : nn::FeedForwardActivation::Gelu;
+                                                              : nn::FeedForwardActivation::Gelu;
 }
 nn::PositionWiseFeedForward<ADF> pwff(TorchCase& c, const std::string& p,
                                       nn::FeedForwardActivation a) {
     return {linear(c, p + "linear_inner"), linear(c, p + "linear_outer"), nn::Dropout{0.0}, a};
 }
-nn::TransformerEncoderLayer<ADF> encoder_layer(TorchCase& c, const std::string& p, bool norm_first) {
-    return {mha(c, p + "mha."), pwff(c, p + "pwff.", act(c)), norm(c, p + "norm_1"),
-            norm(c, p + "norm_2"), nn::Dropout{0.0}, norm_first};
+nn::TransformerEncoderLayer<ADF> encoder_layer(TorchCase& c, const std::string& p,
+                                               bool norm_first) {
+    return {mha(c, p + "mha."),    pwff(c, p + "pwff.", act(c)),
+            norm(c, p + "norm_1"), norm(c, p + "norm_2"),
+            nn::Dropout{0.0},      norm_first};
 }
-nn::TransformerDecoderLayer<ADF> decoder_layer(TorchCase& c, const std::string& p, bool norm_first) {
-    return {mha(c, p + "cross_attn."), mha(c, p + "self_attn."), pwff(c, p + "pwff.", act(c)),
-            norm(c, p + "norm_1"), norm(c, p + "norm_2"), norm(c, p + "norm_3"),
-            nn::Dropout{0.0}, norm_first};
+nn::TransformerDecoderLayer<ADF> decoder_layer(TorchCase& c, const std::string& p,
+                                               bool norm_first) {
+    return {mha(c, p + "cross_attn."),
+            mha(c, p + "self_attn."),
+            pwff(c, p + "pwff.", act(c)),
+            norm(c, p + "norm_1"),
+            norm(c, p + "norm_2"),
+            norm(c, p + "norm_3"),
+            nn::Dropout{0.0},
+            norm_first};
 }
 
 // ========================================================================= MultiHeadAttention
@@ -77,9 +92,16 @@ TEST(NnMultiHeadAttention, SelfAttentionMatchesTorch) {
             return nn::Linear<ADF>{fixture_input<ADF, 2>(kFile, "mha_self_weights", p + ".weight"),
                                    fixture_input<ADF, 1>(kFile, "mha_self_weights", p + ".bias")};
         };
-        const nn::MultiHeadAttention<ADF> m{linear(c, "query"), linear(c, "key"), fixed("value"),
-                                            fixed("output"), nn::Dropout{0.0}, kD, kH, kD / kH,
-                                            -1.0e4, false};
+        const nn::MultiHeadAttention<ADF> m{linear(c, "query"),
+                                            linear(c, "key"),
+                                            fixed("value"),
+                                            fixed("output"),
+                                            nn::Dropout{0.0},
+                                            kD,
+                                            kH,
+                                            kD / kH,
+                                            -1.0e4,
+                                            false};
         c.check(m.forward(nn::MhaInput<ADF>::self_attn(c.input<3>("x"))).weights);
     }
 }
@@ -87,10 +109,10 @@ TEST(NnMultiHeadAttention, SelfAttentionMatchesTorch) {
 TEST(NnMultiHeadAttention, CrossAttentionWithMasksMatchesTorch) {
     TorchCase c(std::string(kFile), "mha_cross_masked");
     const auto m = mha(c, "");
-    const auto input = nn::MhaInput<ADF>::make(c.input<3>("query"), c.input<3>("key"),
-                                               c.input<3>("value"))
-                           .with_mask_pad(c.bools<2>("mask_pad"))
-                           .with_mask_attn(c.bools<3>("mask_attn"));
+    const auto input =
+        nn::MhaInput<ADF>::make(c.input<3>("query"), c.input<3>("key"), c.input<3>("value"))
+            .with_mask_pad(c.bools<2>("mask_pad"))
+            .with_mask_attn(c.bools<3>("mask_attn"));
     const auto out = m.forward(input);
     EXPECT_EQ(out.weights.shape(), Shape({2, kH, 3, 5}));
     // Masked keys get (numerically) zero weight.
@@ -103,8 +125,8 @@ TEST(NnMultiHeadAttention, CrossAttentionWithMasksMatchesTorch) {
 TEST(NnMultiHeadAttention, GradientsMatchFiniteDifferences) {
     BURN_REQUIRE_FLOAT64();
     auto m = nn::MultiHeadAttentionConfig{.d_model = 6, .n_heads = 3, .dropout = 0.0}.init<AD>();
-    const auto mask = Tensor<AD, 2, Bool>::from_bools({{false, false, true, false},
-                                                       {false, false, false, false}});
+    const auto mask = Tensor<AD, 2, Bool>::from_bools(
+        {{false, false, true, false}, {false, false, false, false}});
     // Parameters are detached leaves (module::Param), so only the inputs are checked here; the
     // parameter gradients are compared with PyTorch above.
     for (bool quiet : {false, true}) {
@@ -128,16 +150,17 @@ TEST(NnMultiHeadAttention, ConfigInitAndDisplay) {
     EXPECT_DOUBLE_EQ(m.min_float, -1.0e4);
     // Burn's default initializer: uniform on +-1/sqrt(d_model).
     EXPECT_LE(m.key.weight.val().abs().max().into_scalar(), 1.0 / std::sqrt(8.0));
-    EXPECT_EQ(module::to_string(m), "MultiHeadAttention {d_model: 8, n_heads: 2, d_k: 4, "
-                                    "dropout: 0.1, min_float: -10000, quiet_softmax: false, "
-                                    "params: 288}");
-    const auto no_bias = nn::MultiHeadAttentionConfig{.d_model = 4, .n_heads = 1,
-                                                      .enable_key_bias = false}
-                             .init<B>();
+    EXPECT_EQ(module::to_string(m),
+              "MultiHeadAttention {d_model: 8, n_heads: 2, d_k: 4, "
+              "dropout: 0.1, min_float: -10000, quiet_softmax: false, "
+              "params: 288}");
+    const auto no_bias =
+        nn::MultiHeadAttentionConfig{.d_model = 4, .n_heads = 1, .enable_key_bias = false}
+            .init<B>();
     EXPECT_FALSE(no_bias.key.bias.has_value());
     EXPECT_TRUE(no_bias.value.bias.has_value());
-    const auto config = nn::MultiHeadAttentionConfig{.d_model = 8, .n_heads = 2,
-                                                     .quiet_softmax = true};
+    const auto config =
+        nn::MultiHeadAttentionConfig{.d_model = 8, .n_heads = 2, .quiet_softmax = true};
     EXPECT_EQ(nn::MultiHeadAttentionConfig::from_json_string(config.to_json_string()), config);
 }
 
@@ -146,9 +169,9 @@ TEST(NnMultiHeadAttention, InvalidInputsThrow) {
                       "n_heads must divide d_model, got d_model = 10, n_heads = 3");
     EXPECT_BURN_ERROR((nn::MultiHeadAttentionConfig{.d_model = 4, .n_heads = 0}.init<B>()),
                       "n_heads");
-    EXPECT_BURN_ERROR((nn::MultiHeadAttentionConfig{.d_model = 4, .n_heads = 2, .dropout = 1.0}
-                           .init<B>()),
-                      "dropout");
+    EXPECT_BURN_ERROR(
+        (nn::MultiHeadAttentionConfig{.d_model = 4, .n_heads = 2, .dropout = 1.0}.init<B>()),
+        "dropout");
     const auto m = nn::MultiHeadAttentionConfig{.d_model = 4, .n_heads = 2}.init<B>();
     EXPECT_BURN_ERROR(m.forward(nn::MhaInput<B>::self_attn(Tensor<B, 3>::ones({2, 3, 5}))),
                       "MultiHeadAttention::forward");
@@ -165,9 +188,10 @@ TEST(NnMultiHeadAttention, InvalidInputsThrow) {
 }
 
 TEST(NnMultiHeadAttention, QuietSoftmaxAndDropout) {
-    auto m = nn::MultiHeadAttentionConfig{.d_model = 4, .n_heads = 2, .dropout = 0.0,
-                                          .quiet_softmax = true}
-                 .init<B>();
+    auto m =
+        nn::MultiHeadAttentionConfig{
+            .d_model = 4, .n_heads = 2, .dropout = 0.0, .quiet_softmax = true}
+            .init<B>();
     const auto w = m.forward(nn::MhaInput<B>::self_attn(uniform<3, B>({1, 3, 4}))).weights;
     // softmax1: every row sums to less than one.
     EXPECT_LT(w.sum_dim(3).max().into_scalar(), 1.0f);
@@ -196,11 +220,12 @@ TEST(NnPositionWiseFeedForward, MatchesTorch) {
 
 TEST(NnPositionWiseFeedForward, ConfigAndDisplay) {
     const auto ff = nn::PositionWiseFeedForwardConfig{.d_model = 2, .d_ff = 4}.init<B>();
-    EXPECT_EQ(module::to_string(ff), "PositionWiseFeedForward {d_model: 2, d_ff: 4, prob: 0.1, "
-                                     "params: 22}");
+    EXPECT_EQ(module::to_string(ff),
+              "PositionWiseFeedForward {d_model: 2, d_ff: 4, prob: 0.1, "
+              "params: 22}");
     EXPECT_EQ(ff.activation, nn::FeedForwardActivation::Gelu);
-    auto config = nn::PositionWiseFeedForwardConfig{.d_model = 2, .d_ff = 4,
-                                                    .activation = nn::FeedForwardActivation::Relu};
+    auto config = nn::PositionWiseFeedForwardConfig{
+        .d_model = 2, .d_ff = 4, .activation = nn::FeedForwardActivation::Relu};
     EXPECT_NE(config.to_json_string().find("\"activation\": \"Relu\""), std::string::npos);
     EXPECT_EQ(nn::PositionWiseFeedForwardConfig::from_json_string(config.to_json_string()), config);
     EXPECT_BURN_ERROR(nn::PositionWiseFeedForwardConfig::from_json_string(
@@ -216,9 +241,15 @@ TEST(NnTransformerEncoder, MatchesTorch) {
     for (const char* name : {"encoder_post_relu_pad", "encoder_pre_gelu_causal"}) {
         TorchCase c(std::string(kFile), name);
         const bool norm_first = c.param("norm_first").get<bool>();
-        nn::TransformerEncoder<ADF> enc{{encoder_layer(c, "layers.0.", norm_first),
-                                         encoder_layer(c, "layers.1.", norm_first)},
-                                        kD, 8, kH, 2, 0.0, norm_first, false};
+        nn::TransformerEncoder<ADF> enc{
+            {encoder_layer(c, "layers.0.", norm_first), encoder_layer(c, "layers.1.", norm_first)},
+            kD,
+            8,
+            kH,
+            2,
+            0.0,
+            norm_first,
+            false};
         nn::TransformerEncoderInput<ADF> input{c.input<3>("x")};
         if (norm_first) input = input.with_mask_attn(c.bools<3>("mask_attn"));
         else input = input.with_mask_pad(c.bools<2>("mask_pad"));
@@ -231,14 +262,19 @@ TEST(NnTransformerEncoder, MatchesTorch) {
 TEST(NnTransformerEncoder, GradientsMatchFiniteDifferences) {
     BURN_REQUIRE_FLOAT64();
     for (bool norm_first : {false, true}) {
-        const auto enc = nn::TransformerEncoderConfig{.d_model = 4, .d_ff = 6, .n_heads = 2,
-                                                      .n_layers = 1, .dropout = 0.0,
+        const auto enc = nn::TransformerEncoderConfig{.d_model = 4,
+                                                      .d_ff = 6,
+                                                      .n_heads = 2,
+                                                      .n_layers = 1,
+                                                      .dropout = 0.0,
                                                       .norm_first = norm_first,
                                                       .activation = nn::FeedForwardActivation::Tanh}
                              .init<AD>();
         const auto mask = nn::generate_autoregressive_mask<AD>(2, 3);
         EXPECT_TRUE(gradcheck(
-            [&](const Tensor<AD, 3>& x) { return enc.forward({x, std::nullopt, mask}); },
+            [&](const Tensor<AD, 3>& x) {
+                return enc.forward({x, std::nullopt, mask});
+            },
             uniform<3>({2, 3, 4}, -1, 1, 11)));
     }
 }
@@ -246,12 +282,14 @@ TEST(NnTransformerEncoder, GradientsMatchFiniteDifferences) {
 /// The autoregressive cache gives the uncached result, step by step (Burn's own test).
 TEST(NnTransformerEncoder, AutoregressiveCacheMatchesForward) {
     for (bool norm_first : {false, true}) {
-        const auto enc = nn::TransformerEncoderConfig{.d_model = 12, .d_ff = 24, .n_heads = 2,
-                                                      .n_layers = 3, .norm_first = norm_first}
-                             .init<B>();
+        const auto enc =
+            nn::TransformerEncoderConfig{
+                .d_model = 12, .d_ff = 24, .n_heads = 2, .n_layers = 3, .norm_first = norm_first}
+                .init<B>();
         const std::size_t batch = 3, seq = 4;
         const auto x = uniform<3, B>({batch, seq, 12}, -1, 1, 5);
-        const auto full = enc.forward({x, std::nullopt, nn::generate_autoregressive_mask<B>(batch, seq)});
+        const auto full =
+            enc.forward({x, std::nullopt, nn::generate_autoregressive_mask<B>(batch, seq)});
         auto cache = enc.new_autoregressive_cache();
         std::vector<Tensor<B, 3>> steps;
         for (std::size_t i = 1; i <= seq; ++i) {
@@ -267,8 +305,11 @@ TEST(NnTransformerEncoder, AutoregressiveCacheMatchesForward) {
 }
 
 TEST(NnTransformerEncoder, ConfigRecordAndDisplay) {
-    const auto config = nn::TransformerEncoderConfig{.d_model = 8, .d_ff = 16, .n_heads = 2,
-                                                     .n_layers = 2, .norm_first = true,
+    const auto config = nn::TransformerEncoderConfig{.d_model = 8,
+                                                     .d_ff = 16,
+                                                     .n_heads = 2,
+                                                     .n_layers = 2,
+                                                     .norm_first = true,
                                                      .activation = nn::FeedForwardActivation::Relu};
     const auto json = config.to_json_string();
     EXPECT_NE(json.find("\"activation\": \"Relu\""), std::string::npos);
@@ -281,12 +322,16 @@ TEST(NnTransformerEncoder, ConfigRecordAndDisplay) {
     EXPECT_DOUBLE_EQ(enc.layers[0].mha.dropout.prob, 0.1);
     // Per layer: 4 * (64 + 8) + (128 + 16 + 128 + 8) + 2 * 16 = 600.
     EXPECT_EQ(enc.num_params(), 1200u);
-    EXPECT_EQ(module::to_string(enc), "TransformerEncoder {d_model: 8, d_ff: 16, n_heads: 2, "
-                                      "n_layers: 2, dropout: 0.1, norm_first: true, "
-                                      "quiet_softmax: false, params: 1200}");
+    EXPECT_EQ(module::to_string(enc),
+              "TransformerEncoder {d_model: 8, d_ff: 16, n_heads: 2, "
+              "n_layers: 2, dropout: 0.1, norm_first: true, "
+              "quiet_softmax: false, params: 1200}");
     // Stage-specific dropouts.
-    const auto enc2 = nn::TransformerEncoderConfig{.d_model = 4, .d_ff = 4, .n_heads = 1,
-                                                   .n_layers = 1, .attention_dropout = 0.2,
+    const auto enc2 = nn::TransformerEncoderConfig{.d_model = 4,
+                                                   .d_ff = 4,
+                                                   .n_heads = 1,
+                                                   .n_layers = 1,
+                                                   .attention_dropout = 0.2,
                                                    .residual_dropout = 0.3}
                           .init<B>();
     EXPECT_DOUBLE_EQ(enc2.layers[0].mha.dropout.prob, 0.2);
@@ -309,24 +354,25 @@ TEST(NnTransformerEncoder, ConfigRecordAndDisplay) {
 }
 
 TEST(NnTransformerEncoder, InvalidInputsThrow) {
-    EXPECT_BURN_ERROR((nn::TransformerEncoderConfig{.d_model = 6, .d_ff = 8, .n_heads = 4,
-                                                    .n_layers = 1}
-                           .init<B>()),
-                      "TransformerEncoderConfig::init: n_heads must divide d_model");
-    EXPECT_BURN_ERROR((nn::TransformerEncoderConfig{.d_model = 4, .d_ff = 8, .n_heads = 2,
-                                                    .n_layers = 0}
-                           .init<B>()),
-                      "n_layers");
-    EXPECT_BURN_ERROR((nn::TransformerEncoderConfig{.d_model = 4, .d_ff = 8, .n_heads = 2,
-                                                    .n_layers = 1, .ffn_dropout = 1.5}
+    EXPECT_BURN_ERROR(
+        (nn::TransformerEncoderConfig{.d_model = 6, .d_ff = 8, .n_heads = 4, .n_layers = 1}
+             .init<B>()),
+        "TransformerEncoderConfig::init: n_heads must divide d_model");
+    EXPECT_BURN_ERROR(
+        (nn::TransformerEncoderConfig{.d_model = 4, .d_ff = 8, .n_heads = 2, .n_layers = 0}
+             .init<B>()),
+        "n_layers");
+    EXPECT_BURN_ERROR((nn::TransformerEncoderConfig{
+                          .d_model = 4, .d_ff = 8, .n_heads = 2, .n_layers = 1, .ffn_dropout = 1.5}
                            .init<B>()),
                       "dropout");
-    const auto enc = nn::TransformerEncoderConfig{.d_model = 4, .d_ff = 8, .n_heads = 2,
-                                                  .n_layers = 1}
-                         .init<B>();
+    const auto enc =
+        nn::TransformerEncoderConfig{.d_model = 4, .d_ff = 8, .n_heads = 2, .n_layers = 1}
+            .init<B>();
     EXPECT_BURN_ERROR(enc.forward({Tensor<B, 3>::ones({2, 3, 5})}), "TransformerEncoder::forward");
-    EXPECT_BURN_ERROR(enc.forward({Tensor<B, 3>::ones({2, 3, 4}), Tensor<B, 2, Bool>::empty({2, 2})}),
-                      "mask_pad");
+    EXPECT_BURN_ERROR(
+        enc.forward({Tensor<B, 3>::ones({2, 3, 4}), Tensor<B, 2, Bool>::empty({2, 2})}),
+        "mask_pad");
 }
 
 // ==================================================================== TransformerDecoder
@@ -334,11 +380,12 @@ TEST(NnTransformerDecoder, MatchesTorch) {
     for (const char* name : {"decoder_post_relu", "decoder_pre_gelu"}) {
         TorchCase c(std::string(kFile), name);
         const bool norm_first = c.param("norm_first").get<bool>();
-        nn::TransformerDecoder<ADF> dec{{decoder_layer(c, "layers.0.", norm_first)}, kD, 8, kH, 1,
-                                        0.0, norm_first, false};
-        const auto input = nn::TransformerDecoderInput<ADF>{c.input<3>("target"), c.input<3>("memory")}
-                               .with_target_mask_attn(c.bools<3>("target_mask_attn"))
-                               .with_memory_mask_pad(c.bools<2>("memory_mask_pad"));
+        nn::TransformerDecoder<ADF> dec{
+            {decoder_layer(c, "layers.0.", norm_first)}, kD, 8, kH, 1, 0.0, norm_first, false};
+        const auto input =
+            nn::TransformerDecoderInput<ADF>{c.input<3>("target"), c.input<3>("memory")}
+                .with_target_mask_attn(c.bools<3>("target_mask_attn"))
+                .with_memory_mask_pad(c.bools<2>("memory_mask_pad"));
         c.check(dec.forward(input));
     }
 }
@@ -347,8 +394,11 @@ TEST(NnTransformerDecoder, MatchesTorch) {
 // skips, and MatchesTorch checks the gradients of the same layers against PyTorch.
 TEST(NnTransformerDecoder, GradientsMatchFiniteDifferences) {
     BURN_REQUIRE_FLOAT64();
-    const auto dec = nn::TransformerDecoderConfig{.d_model = 4, .d_ff = 6, .n_heads = 2,
-                                                  .n_layers = 1, .dropout = 0.0,
+    const auto dec = nn::TransformerDecoderConfig{.d_model = 4,
+                                                  .d_ff = 6,
+                                                  .n_heads = 2,
+                                                  .n_layers = 1,
+                                                  .dropout = 0.0,
                                                   .norm_first = true,
                                                   .activation = nn::FeedForwardActivation::Silu}
                          .init<AD>();
@@ -362,20 +412,22 @@ TEST(NnTransformerDecoder, GradientsMatchFiniteDifferences) {
 
 TEST(NnTransformerDecoder, AutoregressiveCacheMatchesForward) {
     for (bool norm_first : {false, true}) {
-        const auto dec = nn::TransformerDecoderConfig{.d_model = 12, .d_ff = 24, .n_heads = 2,
-                                                      .n_layers = 3, .norm_first = norm_first}
-                             .init<B>();
+        const auto dec =
+            nn::TransformerDecoderConfig{
+                .d_model = 12, .d_ff = 24, .n_heads = 2, .n_layers = 3, .norm_first = norm_first}
+                .init<B>();
         const std::size_t batch = 3, seq = 4;
         const auto target = uniform<3, B>({batch, seq, 12}, -1, 1, 6);
         const auto memory = uniform<3, B>({batch, 5, 12}, -1, 1, 7);
-        const auto full = dec.forward(nn::TransformerDecoderInput<B>{target, memory}.with_target_mask_attn(
-            nn::generate_autoregressive_mask<B>(batch, seq)));
+        const auto full =
+            dec.forward(nn::TransformerDecoderInput<B>{target, memory}.with_target_mask_attn(
+                nn::generate_autoregressive_mask<B>(batch, seq)));
         auto cache = dec.new_autoregressive_cache();
         std::vector<Tensor<B, 3>> steps;
         for (std::size_t i = 1; i <= seq; ++i) {
             const auto yi = dec.forward_autoregressive_inference(
-                nn::TransformerDecoderInput<B>{target.narrow(1, 0, i), memory}.with_target_mask_attn(
-                    nn::generate_autoregressive_mask<B>(batch, i)),
+                nn::TransformerDecoderInput<B>{target.narrow(1, 0, i), memory}
+                    .with_target_mask_attn(nn::generate_autoregressive_mask<B>(batch, i)),
                 cache);
             steps.push_back(yi.narrow(1, i - 1, 1));
         }
@@ -385,58 +437,58 @@ TEST(NnTransformerDecoder, AutoregressiveCacheMatchesForward) {
 }
 
 TEST(NnTransformerDecoder, ConfigAndErrors) {
-    const auto config = nn::TransformerDecoderConfig{.d_model = 8, .d_ff = 16, .n_heads = 2,
-                                                     .n_layers = 1};
+    const auto config =
+        nn::TransformerDecoderConfig{.d_model = 8, .d_ff = 16, .n_heads = 2, .n_layers = 1};
     EXPECT_EQ(nn::TransformerDecoderConfig::from_json_string(config.to_json_string()), config);
     const auto dec = config.init<B>();
     // 2 * 288 + 280 + 3 * 16 = 904.
     EXPECT_EQ(dec.num_params(), 904u);
-    EXPECT_EQ(module::to_string(dec), "TransformerDecoder {d_model: 8, d_ff: 16, n_heads: 2, "
-                                      "n_layers: 1, dropout: 0.1, norm_first: false, "
-                                      "quiet_softmax: false, params: 904}");
+    EXPECT_EQ(module::to_string(dec),
+              "TransformerDecoder {d_model: 8, d_ff: 16, n_heads: 2, "
+              "n_layers: 1, dropout: 0.1, norm_first: false, "
+              "quiet_softmax: false, params: 904}");
     EXPECT_BURN_ERROR(dec.forward({Tensor<B, 3>::ones({2, 3, 8}), Tensor<B, 3>::ones({2, 3, 7})}),
                       "TransformerDecoder::forward: the memory");
-    EXPECT_BURN_ERROR((nn::TransformerDecoderConfig{.d_model = 8, .d_ff = 16, .n_heads = 3,
-                                                    .n_layers = 1}
-                           .init<B>()),
-                      "n_heads must divide d_model");
+    EXPECT_BURN_ERROR(
+        (nn::TransformerDecoderConfig{.d_model = 8, .d_ff = 16, .n_heads = 3, .n_layers = 1}
+             .init<B>()),
+        "n_heads must divide d_model");
 }
 
 // =================================================================================== masks
 TEST(NnMask, AutoregressiveMask) {
     const auto mask = nn::generate_autoregressive_mask<B>(2, 3);
-    EXPECT_TRUE(equal_to(mask, Tensor<B, 3, Bool>::from_bools({{{false, true, true},
-                                                                {false, false, true},
-                                                                {false, false, false}},
-                                                               {{false, true, true},
-                                                                {false, false, true},
-                                                                {false, false, false}}})
-                                   .to_data()));
+    EXPECT_TRUE(
+        equal_to(mask, Tensor<B, 3, Bool>::from_bools(
+                           {{{false, true, true}, {false, false, true}, {false, false, false}},
+                            {{false, true, true}, {false, false, true}, {false, false, false}}})
+                           .to_data()));
     EXPECT_BURN_ERROR(nn::generate_autoregressive_mask<B>(0, 3), "generate_autoregressive_mask");
 }
 
 TEST(NnMask, PaddingMask) {
-    const std::vector<std::vector<std::size_t>> tokens{{3, 3, 3}, {3, 3, 3}, {3, 3, 3, 4},
-                                                       {3, 3, 3, 4, 10, 15}};
+    const std::vector<std::vector<std::size_t>> tokens{
+        {3, 3, 3}, {3, 3, 3}, {3, 3, 3, 4}, {3, 3, 3, 4, 10, 15}};
     const auto m = nn::generate_padding_mask<B>(0, tokens, std::nullopt);
-    EXPECT_TRUE(equal_to(m.mask, Tensor<B, 2, Bool>::from_bools(
-                                     {{false, false, false, true, true, true},
-                                      {false, false, false, true, true, true},
-                                      {false, false, false, false, true, true},
-                                      {false, false, false, false, false, false}})
-                                     .to_data()));
-    EXPECT_TRUE(equal_to(m.tensor, Tensor<B, 2, Int>::from_ints({{3, 3, 3, 0, 0, 0},
-                                                                 {3, 3, 3, 0, 0, 0},
-                                                                 {3, 3, 3, 4, 0, 0},
-                                                                 {3, 3, 3, 4, 10, 15}})
-                                       .to_data()));
+    EXPECT_TRUE(equal_to(
+        m.mask, Tensor<B, 2, Bool>::from_bools({{false, false, false, true, true, true},
+                                                {false, false, false, true, true, true},
+                                                {false, false, false, false, true, true},
+                                                {false, false, false, false, false, false}})
+                    .to_data()));
+    EXPECT_TRUE(equal_to(
+        m.tensor,
+        Tensor<B, 2, Int>::from_ints(
+            {{3, 3, 3, 0, 0, 0}, {3, 3, 3, 0, 0, 0}, {3, 3, 3, 4, 0, 0}, {3, 3, 3, 4, 10, 15}})
+            .to_data()));
     // A maximum truncates; a fixed length pads or truncates.
     const auto max = nn::generate_padding_mask<B>(9, tokens, std::optional<std::size_t>(4));
     EXPECT_EQ(max.tensor.shape(), Shape({4, 4}));
-    EXPECT_TRUE(equal_to(max.tensor.narrow(0, 0, 1), Tensor<B, 2, Int>::from_ints({{3, 3, 3, 9}}).to_data()));
+    EXPECT_TRUE(equal_to(max.tensor.narrow(0, 0, 1),
+                         Tensor<B, 2, Int>::from_ints({{3, 3, 3, 9}}).to_data()));
     const auto fixed = nn::generate_padding_mask<B>(0, {{1, 2}}, nn::SeqLengthOption::fixed(5));
-    EXPECT_TRUE(equal_to(fixed.mask, Tensor<B, 2, Bool>::from_bools({{false, false, true, true, true}})
-                                         .to_data()));
+    EXPECT_TRUE(equal_to(
+        fixed.mask, Tensor<B, 2, Bool>::from_bools({{false, false, true, true, true}}).to_data()));
 }
 
 // ======================================================================== position encodings
@@ -449,19 +501,22 @@ TEST(NnPositionalEncoding, MatchesTorch) {
 TEST(NnPositionalEncoding, SinusoidsAndDisplay) {
     // Burn's reference values (from PyTorch's tutorial).
     const auto s = nn::generate_sinusoids<B>(3, 6, 10000);
-    EXPECT_TRUE(close_to(s, Tensor<B, 2>::from_floats({{0.00000, 1.00000, 0.00000, 1.00000, 0.00000, 1.00000},
-                                                       {0.84147, 0.54030, 0.04640, 0.99892, 0.00215, 1.00000},
-                                                       {0.90930, -0.41615, 0.09270, 0.99569, 0.00431, 0.99999}})
-                                .to_data(),
-                         Tolerance{1e-4, 1e-4}));
+    EXPECT_TRUE(close_to(
+        s,
+        Tensor<B, 2>::from_floats({{0.00000, 1.00000, 0.00000, 1.00000, 0.00000, 1.00000},
+                                   {0.84147, 0.54030, 0.04640, 0.99892, 0.00215, 1.00000},
+                                   {0.90930, -0.41615, 0.09270, 0.99569, 0.00431, 0.99999}})
+            .to_data(),
+        Tolerance{1e-4, 1e-4}));
     const auto pe = nn::PositionalEncodingConfig{.d_model = 4}.init<B>();
     EXPECT_EQ(module::to_string(pe),
               "PositionalEncoding {d_model: 4, max_sequence_size: 5000, max_timescale: 10000}");
     EXPECT_BURN_ERROR(pe.forward(Tensor<B, 3>::zeros({1, 5, 10})), "PositionalEncoding::forward");
     EXPECT_BURN_ERROR(pe.forward(Tensor<B, 3>::zeros({1, 6000, 4})), "exceeds max_sequence_size");
     EXPECT_BURN_ERROR(nn::PositionalEncodingConfig{.d_model = 5}.init<B>(), "d_model must be even");
-    EXPECT_BURN_ERROR((nn::PositionalEncodingConfig{.max_sequence_size = 20000, .d_model = 4}.init<B>()),
-                      "max_timescale");
+    EXPECT_BURN_ERROR(
+        (nn::PositionalEncodingConfig{.max_sequence_size = 20000, .d_model = 4}.init<B>()),
+        "max_timescale");
 }
 
 TEST(NnRotaryEncoding, MatchesTorch) {
@@ -478,13 +533,14 @@ TEST(NnRotaryEncoding, MatchesTorch) {
 
 TEST(NnRotaryEncoding, BurnValuesShiftAndErrors) {
     auto rope = nn::RotaryEncodingConfig{.max_sequence_length = 10, .d_model = 4}.init<B>();
-    const auto x = Tensor<B, 3>::from_floats({{{1, 2, 3, 4}, {5, 6, 7, 8}},
-                                              {{9, 10, 11, 12}, {13, 14, 15, 16}}});
-    EXPECT_TRUE(close_to(rope.forward(x),
-                         Tensor<B, 3>::from_floats({{{1, 2, 3, 4}, {-2.3473, 7.4492, 6.9197, 8.0696}},
-                                                    {{9, 10, 11, 12}, {-4.7567, 18.5034, 14.8393, 16.1492}}})
-                             .to_data(),
-                         Tolerance{1e-4, 1e-4}));
+    const auto x = Tensor<B, 3>::from_floats(
+        {{{1, 2, 3, 4}, {5, 6, 7, 8}}, {{9, 10, 11, 12}, {13, 14, 15, 16}}});
+    EXPECT_TRUE(close_to(
+        rope.forward(x),
+        Tensor<B, 3>::from_floats({{{1, 2, 3, 4}, {-2.3473, 7.4492, 6.9197, 8.0696}},
+                                   {{9, 10, 11, 12}, {-4.7567, 18.5034, 14.8393, 16.1492}}})
+            .to_data(),
+        Tolerance{1e-4, 1e-4}));
     EXPECT_EQ(module::to_string(rope), "RotaryEncoding {d_model: 4, max_sequence_length: 10}");
     // After shift(3) position 0 of the window is absolute position 3.
     const auto before = rope.apply(x, 3);

@@ -33,7 +33,8 @@ using ADF = Autodiff<TestFloatBackend>;
 
 /// A deterministic tensor of uniform values in [lo, hi) (seeded per call site by `seed`).
 template <std::size_t D, class B = AD>
-Tensor<B, D> uniform(const Shape& shape, double lo = -1.0, double hi = 1.0, std::uint64_t seed = 7) {
+Tensor<B, D> uniform(const Shape& shape, double lo = -1.0, double hi = 1.0,
+                     std::uint64_t seed = 7) {
     std::vector<double> v(shape.num_elements());
     std::uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 1;
     for (auto& x : v) {
@@ -91,8 +92,10 @@ template <class F, std::size_t... Ds>
             std::vector<TensorData> plus = data, minus = data;
             plus[i].template as_mut_span<double>()[j] += eps;
             minus[i].template as_mut_span<double>()[j] -= eps;
-            const double lp = detail::loss_value<F, Ds...>(f, plus, w, std::index_sequence_for<decltype(Ds)...>{});
-            const double lm = detail::loss_value<F, Ds...>(f, minus, w, std::index_sequence_for<decltype(Ds)...>{});
+            const double lp = detail::loss_value<F, Ds...>(
+                f, plus, w, std::index_sequence_for<decltype(Ds)...>{});
+            const double lm = detail::loss_value<F, Ds...>(
+                f, minus, w, std::index_sequence_for<decltype(Ds)...>{});
             const double numeric = (lp - lm) / (2 * eps);
             if (!(std::abs(numeric - av[j]) <= atol + rtol * std::abs(numeric))) {
                 std::ostringstream os;

@@ -9,11 +9,11 @@
 #ifdef BURN_TEST_VULKAN
 #include <burn/backend/vulkan.hpp>
 #endif
+#include <array>
 #include <burn/burn.hpp>
 #include <burn/config/json.hpp>  // opt-in JSON interop: configs <-> nlohmann::json
 #include <burn/data/json.hpp>    // opt-in: InMemDataset::from_json_rows
 #include <nlohmann/json.hpp>
-#include <array>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -48,8 +48,7 @@ struct Float64Of {
     using type = Cpu<double>;
 };
 template <template <class, class> class BK, class F, class I>
-    requires(capabilities<BK<F, I>>.float64)
-struct Float64Of<BK<F, I>> {
+requires(capabilities<BK<F, I>>.float64) struct Float64Of<BK<F, I>> {
     using type = BK<double, I>;
 };
 /// The f64 backend of the finite-difference checks and other f64 references (gradcheck.hpp's AD
@@ -58,13 +57,11 @@ using F64Backend = typename Float64Of<TestFloatBackend>::type;
 
 /// The capability switches of the suites: a test needing what the backend under test lacks skips
 /// with the reason instead of being compiled out per backend.
-#define BURN_REQUIRE_CAPABILITY(cap, why)                                                 \
-    if (!::burn::capabilities<::burn::testing::TestFloatBackend>.cap)                    \
+#define BURN_REQUIRE_CAPABILITY(cap, why)                             \
+    if (!::burn::capabilities<::burn::testing::TestFloatBackend>.cap) \
     GTEST_SKIP() << ::burn::testing::TestFloatBackend::name() << " has no " #cap ": " why
 /// f64 finite differences and f64 references run where the backend under test has f64.
-#define BURN_REQUIRE_FLOAT64()                                                                   \
-    BURN_REQUIRE_CAPABILITY(float64, "f64 checks skipped (its f32 gradients are checked against " \
-                                     "PyTorch)")
+#define BURN_REQUIRE_FLOAT64() BURN_REQUIRE_CAPABILITY(float64, "the test computes in f64")
 
 #ifdef BURN_TEST_VULKAN
 /// Skips every test of a Vulkan executable when there is no Vulkan device (CI without lavapipe),
@@ -174,15 +171,15 @@ template <class B, std::size_t D, class K>
 }
 
 /// Expects `stmt` to throw burn::Error whose message contains `needle` (e.g. the op name).
-#define EXPECT_BURN_ERROR(stmt, needle)                                                   \
-    do {                                                                                  \
-        try {                                                                             \
-            stmt;                                                                         \
-            ADD_FAILURE() << "expected burn::Error from: " #stmt;                         \
-        } catch (const ::burn::Error& e) {                                                \
-            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)              \
-                << "message: " << e.what() << "\nexpected to contain: " << (needle);      \
-        }                                                                                 \
+#define EXPECT_BURN_ERROR(stmt, needle)                                              \
+    do {                                                                             \
+        try {                                                                        \
+            stmt;                                                                    \
+            ADD_FAILURE() << "expected burn::Error from: " #stmt;                    \
+        } catch (const ::burn::Error& e) {                                           \
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)         \
+                << "message: " << e.what() << "\nexpected to contain: " << (needle); \
+        }                                                                            \
     } while (0)
 
 }  // namespace burn::testing

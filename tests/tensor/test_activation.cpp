@@ -75,8 +75,10 @@ TYPED_TEST(ActivationTest, ElementwiseMatchTorchWithExtremes) {
         EXPECT_TRUE(close_to(act::mish(x), out(c, "mish")));
         for (double beta : {0.5, 1.0, 2.0, 10.0}) {
             SCOPED_TRACE("softplus beta " + std::to_string(beta));
-            const std::string key = "softplus_" + std::string(beta == 0.5 ? "0.5" : beta == 1.0 ? "1.0"
-                                                              : beta == 2.0 ? "2.0" : "10.0");
+            const std::string key = "softplus_" + std::string(beta == 0.5   ? "0.5"
+                                                              : beta == 1.0 ? "1.0"
+                                                              : beta == 2.0 ? "2.0"
+                                                                            : "10.0");
             EXPECT_TRUE(close_to(act::softplus(x, beta), out(c, key)));
         }
         EXPECT_TRUE(close_to(act::softplus(x), out(c, "softplus_1.0")));  // default beta
@@ -106,7 +108,8 @@ TYPED_TEST(ActivationTest, ElementwiseLongRows) {
     // Also a step-2 view over the columns (gathered by the strided driver).
     const auto step = x.slice({burn::Slice(0, 3), burn::Slice(0, 301, 2)});
     auto stepped = [&](const std::string& k) {
-        return Tensor<B, 2>::from_data(out(c, k)).slice({burn::Slice(0, 3), burn::Slice(0, 301, 2)})
+        return Tensor<B, 2>::from_data(out(c, k))
+            .slice({burn::Slice(0, 3), burn::Slice(0, 301, 2)})
             .to_data();
     };
     EXPECT_TRUE(close_to(act::relu(x), out(c, "relu")));
@@ -139,7 +142,8 @@ TYPED_TEST(ActivationTest, PreluScalarAndPerChannel) {
     EXPECT_TRUE(close_to(act::prelu(x, in<B, 1>(c, "alpha1")), out(c, "scalar")));
     EXPECT_TRUE(close_to(act::prelu(x, in<B, 1>(c, "alpha3")), out(c, "channel")));
     const auto x2 = in<B, 2>("prelu_2d", "x");  // [4, 3]: channels are dim 1
-    EXPECT_TRUE(close_to(act::prelu(x2, in<B, 1>("prelu_2d", "alpha3")), out("prelu_2d", "channel")));
+    EXPECT_TRUE(
+        close_to(act::prelu(x2, in<B, 1>("prelu_2d", "alpha3")), out("prelu_2d", "channel")));
 }
 
 TYPED_TEST(ActivationTest, PreluWrongAlphaSizeThrows) {
@@ -210,7 +214,8 @@ TYPED_TEST(ActivationTest, QuietSoftmaxExtremeRows) {
     const std::string c = "quiet_softmax_extreme";  // rows of +-1e4, all -1e4, about -100, ...
     const auto x = in<B, 2>(c, "x");
     EXPECT_TRUE(close_to(act::quiet_softmax(x, 1), out(c, "quiet_softmax")));
-    EXPECT_TRUE(close_to(act::quiet_softmax(x.transpose(), 0).transpose(), out(c, "quiet_softmax")));
+    EXPECT_TRUE(
+        close_to(act::quiet_softmax(x.transpose(), 0).transpose(), out(c, "quiet_softmax")));
 }
 
 TYPED_TEST(ActivationTest, SoftmaxLargeMatchesCompositeFormula) {
@@ -256,10 +261,11 @@ TYPED_TEST(ActivationTest, BackwardHelpersMatchTorchAutograd) {
             auto grad = [&](auto prim) { return Tensor<B, 2>(std::move(prim)); };
             EXPECT_TRUE(close_to(grad(B::relu_backward(B::relu(x.primitive()), g.primitive())),
                                  out(c, "relu")));
-            EXPECT_TRUE(close_to(
-                grad(B::sigmoid_backward(B::sigmoid(x.primitive()), g.primitive())),
-                out(c, "sigmoid")));
-            EXPECT_TRUE(close_to(grad(B::gelu_backward(x.primitive(), g.primitive())), out(c, "gelu")));
+            EXPECT_TRUE(
+                close_to(grad(B::sigmoid_backward(B::sigmoid(x.primitive()), g.primitive())),
+                         out(c, "sigmoid")));
+            EXPECT_TRUE(
+                close_to(grad(B::gelu_backward(x.primitive(), g.primitive())), out(c, "gelu")));
             EXPECT_TRUE(close_to(grad(B::log_sigmoid_backward(x.primitive(), g.primitive())),
                                  out(c, "log_sigmoid")));
         }
@@ -282,20 +288,21 @@ TYPED_TEST(ActivationTest, BackwardHelpersNonFinite) {
     const auto g = in<B, 1>(c, "g");
     auto t = [](auto prim) { return Tensor<B, 1>(std::move(prim)); };
     // relu: the gradient passes through a NaN output and is 0 at 0, as torch.
-    EXPECT_TRUE(close_to(t(B::relu_backward(B::relu(x.primitive()), g.primitive())), out(c, "relu")));
+    EXPECT_TRUE(
+        close_to(t(B::relu_backward(B::relu(x.primitive()), g.primitive())), out(c, "relu")));
     EXPECT_TRUE(close_to(t(B::sigmoid_backward(B::sigmoid(x.primitive()), g.primitive())),
                          out(c, "sigmoid")));
     EXPECT_TRUE(close_to(t(B::gelu_backward(x.primitive(), g.primitive())), out(c, "gelu")));
-    EXPECT_TRUE(close_to(t(B::log_sigmoid_backward(x.primitive(), g.primitive())),
-                         out(c, "log_sigmoid")));
+    EXPECT_TRUE(
+        close_to(t(B::log_sigmoid_backward(x.primitive(), g.primitive())), out(c, "log_sigmoid")));
 }
 
 // ------------------------------------------------------------------- in-place outputs (Cpu only)
 
 TEST(ActivationCpu, UniqueDenseInputIsOverwrittenInPlace) {
     using B = burn::Cpu<float>;
-    const auto data = burn::testing::fixture_data(
-        burn::testing::fixture(kFile, "unary").at("inputs").at("x"));
+    const auto data =
+        burn::testing::fixture_data(burn::testing::fixture(kFile, "unary").at("inputs").at("x"));
     {
         auto p = B::float_from_data(data, {});
         const void* buf = p.buffer.get();

@@ -60,8 +60,10 @@ struct Operands {
     std::optional<Tensor<B, 1>> bias;
 
     explicit Operands(const std::string& c)
-        : x(input<B, 4>(c, "x")), offset(input<B, 4>(c, "offset")),
-          weight(input<B, 4>(c, "weight")), grad(input<B, 4>(c, "g")) {
+        : x(input<B, 4>(c, "x")),
+          offset(input<B, 4>(c, "offset")),
+          weight(input<B, 4>(c, "weight")),
+          grad(input<B, 4>(c, "g")) {
         const auto& ins = fixture(c).at("inputs");
         if (ins.contains("mask")) mask = input<B, 4>(c, "mask");
         if (ins.contains("bias")) bias = input<B, 1>(c, "bias");
@@ -79,8 +81,9 @@ void check_case(const std::string& c, const Operands<B>& op) {
     std::optional<typename B::FloatTensor> mask, bias;
     if (op.mask) mask = op.mask->primitive();
     if (op.bias) bias = op.bias->primitive();
-    auto gr = B::deform_conv2d_backward(op.x.primitive(), op.offset.primitive(),
-                                        op.weight.primitive(), mask, bias, op.grad.primitive(), opts);
+    auto gr =
+        B::deform_conv2d_backward(op.x.primitive(), op.offset.primitive(), op.weight.primitive(),
+                                  mask, bias, op.grad.primitive(), opts);
     EXPECT_TRUE(close_to(Tensor<B, 4>(gr.x_grad), expected(c, "x_grad"), tol<B>())) << "x_grad";
     EXPECT_TRUE(close_to(Tensor<B, 4>(gr.offset_grad), expected(c, "offset_grad"), tol<B>()))
         << "offset_grad";
@@ -162,12 +165,12 @@ TYPED_TEST(DeformConvTest, LargeImagesProcessedInChunks) {
     const auto bias = Tensor<B, 1>::random(Shape{co}, burn::Distribution::Uniform(-1, 1));
     const auto grad = U(Shape{b, co, h, w}, -1, 1);
     const auto y = burn::module::deform_conv2d(x, offset, weight, mask, bias, o);
-    const auto full = B::deform_conv2d_backward(x.primitive(), offset.primitive(),
-                                                weight.primitive(), mask.primitive(),
-                                                bias.primitive(), grad.primitive(), o);
-    const auto again = B::deform_conv2d_backward(x.primitive(), offset.primitive(),
-                                                 weight.primitive(), mask.primitive(),
-                                                 bias.primitive(), grad.primitive(), o);
+    const auto full =
+        B::deform_conv2d_backward(x.primitive(), offset.primitive(), weight.primitive(),
+                                  mask.primitive(), bias.primitive(), grad.primitive(), o);
+    const auto again =
+        B::deform_conv2d_backward(x.primitive(), offset.primitive(), weight.primitive(),
+                                  mask.primitive(), bias.primitive(), grad.primitive(), o);
     // A deterministic backend (the CPU: no atomics, fixed sum orders) gives identical gradients
     // on a second call. The Vulkan backend scatters the input gradient with atomic adds (as
     // torchvision's CUDA kernel), whose order varies on a GPU: equal up to rounding there.
@@ -187,7 +190,8 @@ TYPED_TEST(DeformConvTest, LargeImagesProcessedInChunks) {
     for (std::size_t i = 0; i < b; ++i) {
         SCOPED_TRACE("image " + std::to_string(i));
         const auto one = [i](const Tensor<B, 4>& v) { return v.narrow(0, i, 1); };
-        const auto yi = burn::module::deform_conv2d(one(x), one(offset), weight, one(mask), bias, o);
+        const auto yi =
+            burn::module::deform_conv2d(one(x), one(offset), weight, one(mask), bias, o);
         EXPECT_TRUE(close_to(one(y), yi.to_data(), t));
         const auto gi = B::deform_conv2d_backward(one(x).primitive(), one(offset).primitive(),
                                                   weight.primitive(), one(mask).primitive(),
@@ -195,15 +199,16 @@ TYPED_TEST(DeformConvTest, LargeImagesProcessedInChunks) {
         EXPECT_TRUE(close_to(one(Tensor<B, 4>(full.x_grad)), Tensor<B, 4>(gi.x_grad).to_data(), t));
         EXPECT_TRUE(close_to(one(Tensor<B, 4>(full.offset_grad)),
                              Tensor<B, 4>(gi.offset_grad).to_data(), t));
-        EXPECT_TRUE(close_to(one(Tensor<B, 4>(*full.mask_grad)),
-                             Tensor<B, 4>(*gi.mask_grad).to_data(), t));
+        EXPECT_TRUE(
+            close_to(one(Tensor<B, 4>(*full.mask_grad)), Tensor<B, 4>(*gi.mask_grad).to_data(), t));
         const Tensor<B, 4> wi(gi.weight_grad);
         wsum = wsum ? wsum->add(wi) : wi;
     }
     EXPECT_TRUE(close_to(Tensor<B, 4>(full.weight_grad), wsum->to_data(), t));
     // bias_grad: the sum of grad over batch and pixels.
-    EXPECT_TRUE(close_to(Tensor<B, 1>(*full.bias_grad),
-                         grad.sum_dim(3).sum_dim(2).sum_dim(0).template reshape<1>(Shape{co}).to_data(), t));
+    EXPECT_TRUE(close_to(
+        Tensor<B, 1>(*full.bias_grad),
+        grad.sum_dim(3).sum_dim(2).sum_dim(0).template reshape<1>(Shape{co}).to_data(), t));
 }
 
 TYPED_TEST(DeformConvTest, EmptyBatch) {
@@ -223,7 +228,8 @@ TYPED_TEST(DeformConvTest, EmptyBatch) {
     EXPECT_EQ((Tensor<B, 4>(g.x_grad).shape()), x.shape());
     EXPECT_EQ((Tensor<B, 4>(g.offset_grad).shape()), offset.shape());
     EXPECT_EQ((Tensor<B, 4>(*g.mask_grad).shape()), mask.shape());
-    EXPECT_TRUE(close_to(Tensor<B, 4>(g.weight_grad), Tensor<B, 4>::zeros(weight.shape()).to_data()));
+    EXPECT_TRUE(
+        close_to(Tensor<B, 4>(g.weight_grad), Tensor<B, 4>::zeros(weight.shape()).to_data()));
     EXPECT_TRUE(close_to(Tensor<B, 1>(*g.bias_grad), Tensor<B, 1>::zeros(Shape{3}).to_data()));
 }
 
@@ -253,25 +259,25 @@ TYPED_TEST(DeformConvTest, InvalidArgumentsThrow) {
                       "offset_groups");
     DeformConvOptions<2> wg3;
     wg3.weight_groups = 3;
-    EXPECT_BURN_ERROR(burn::module::deform_conv2d(Tensor<B, 4>::zeros(Shape{1, 6, 5, 5}), offset,
-                                                  Tensor<B, 4>::zeros(Shape{4, 2, 3, 3}), no_mask,
-                                                  no_bias, wg3),
-                      "weight_groups");
+    EXPECT_BURN_ERROR(
+        burn::module::deform_conv2d(Tensor<B, 4>::zeros(Shape{1, 6, 5, 5}), offset,
+                                    Tensor<B, 4>::zeros(Shape{4, 2, 3, 3}), no_mask, no_bias, wg3),
+        "weight_groups");
     DeformConvOptions<2> wg2;
     wg2.weight_groups = 2;
     EXPECT_BURN_ERROR(burn::module::deform_conv2d(x, offset, w, no_mask, no_bias, wg2),
                       "deform_conv2d");
     // The mask needs offset_groups * kh * kw channels and the offset's batch and spatial size.
-    EXPECT_BURN_ERROR(burn::module::deform_conv2d(x, offset, w, Tensor<B, 4>::zeros(Shape{1, 18, 3, 3}),
-                                                  no_bias, {}),
+    EXPECT_BURN_ERROR(burn::module::deform_conv2d(
+                          x, offset, w, Tensor<B, 4>::zeros(Shape{1, 18, 3, 3}), no_bias, {}),
                       "mask");
-    EXPECT_BURN_ERROR(burn::module::deform_conv2d(x, offset, w, Tensor<B, 4>::zeros(Shape{2, 9, 3, 3}),
-                                                  no_bias, {}),
+    EXPECT_BURN_ERROR(burn::module::deform_conv2d(
+                          x, offset, w, Tensor<B, 4>::zeros(Shape{2, 9, 3, 3}), no_bias, {}),
                       "deform_conv2d");
     // A bias of the wrong length.
-    EXPECT_BURN_ERROR(burn::module::deform_conv2d(x, offset, w, no_mask, Tensor<B, 1>::zeros(Shape{3}),
-                                                  {}),
-                      "deform_conv2d");
+    EXPECT_BURN_ERROR(
+        burn::module::deform_conv2d(x, offset, w, no_mask, Tensor<B, 1>::zeros(Shape{3}), {}),
+        "deform_conv2d");
 }
 
 }  // namespace

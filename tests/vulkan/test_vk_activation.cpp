@@ -111,8 +111,10 @@ TEST(VulkanActivation, Errors) {
     // An invalid dim is the Tensor layer's error, the same on both backends (the kernels'
     // dtype and shape requirements are not expressible through the Tensor API).
     auto [x, xc] = both<2>(vk_random(Shape{2, 3}));
-    expect_same_error(x, xc, [](auto t) { return activation::softmax(t, 2); },
-                      "softmax: dim 2 is out of range for a tensor of rank 2");
-    expect_same_error(x, xc, [](auto t) { return activation::log_softmax(t, -3); },
-                      "log_softmax: dim -3 is out of range for a tensor of rank 2");
+    expect_same_error(
+        x, xc, [](auto t) { return activation::softmax(t, 2); },
+        "softmax: dim 2 is out of range for a tensor of rank 2");
+    expect_same_error(
+        x, xc, [](auto t) { return activation::log_softmax(t, -3); },
+        "log_softmax: dim -3 is out of range for a tensor of rank 2");
 }

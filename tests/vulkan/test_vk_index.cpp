@@ -2,11 +2,10 @@
 // Vulkan indexing and reordering: sort / argsort (stable, NaN, descending, any dim, long lanes),
 // argwhere, gather, scatter (scatter_add), select, select_assign (index_add), embedding and its
 // backward, each compared with the CPU backend on the same data, on contiguous and strided views.
-#include <cmath>
-#include <limits>
-
 #include <burn/backend/cpu/kernels.hpp>
 #include <burn/backend/vulkan/kernels.hpp>
+#include <cmath>
+#include <limits>
 
 #include "vk_support.hpp"
 
@@ -72,7 +71,8 @@ TEST(VulkanSort, StableWithNaNEveryDim) {
     check_sorts(i, j);
     check_sorts(i.swap_dims(0, 1), j.swap_dims(0, 1));
     // Size-1 and size-2 lanes, infinities.
-    auto [s, t] = both<2>(TensorData(std::vector<float>{1.0f, -INFINITY, INFINITY, kNaN, 0.0f, -0.0f}, Shape{1, 6}));
+    auto [s, t] = both<2>(
+        TensorData(std::vector<float>{1.0f, -INFINITY, INFINITY, kNaN, 0.0f, -0.0f}, Shape{1, 6}));
     check_sorts(s, t);
     // Empty.
     auto [e, f] = both<2>(TensorData(std::vector<float>{}, Shape{3, 0}));
@@ -95,8 +95,9 @@ TEST(VulkanSort, Int64AndIndexDtypes) {
     if (!vulkan_device_info(VulkanDevice{}).features.shader_int64) GTEST_SKIP() << "no shaderInt64";
     std::vector<std::int64_t> v(4 * 300);
     std::mt19937_64 rng(5);
-    for (auto& x : v) x = static_cast<std::int64_t>(rng() % 7) * (std::int64_t{1} << 35) - (std::int64_t{3} << 35) +
-                          static_cast<std::int64_t>(rng() % 3);
+    for (auto& x : v)
+        x = static_cast<std::int64_t>(rng() % 7) * (std::int64_t{1} << 35) -
+            (std::int64_t{3} << 35) + static_cast<std::int64_t>(rng() % 3);
     const TensorData d(v, Shape{4, 300});
     const auto vt = vk::Kernels::from_data(d, DType::I64, VulkanDevice{});
     const auto ct = cpu::Kernels::from_data(d, DType::I64, {});
@@ -105,7 +106,8 @@ TEST(VulkanSort, Int64AndIndexDtypes) {
         auto [b, bi] = cpu::Kernels::sort(ct, 1, desc, DType::I64);
         EXPECT_EQ(vk::Kernels::into_data(a), cpu::Kernels::into_data(b));
         EXPECT_EQ(vk::Kernels::into_data(ai), cpu::Kernels::into_data(bi));
-        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::argsort(vt, 0, desc, DType::I32)), cpu::Kernels::into_data(cpu::Kernels::argsort(ct, 0, desc, DType::I32)));
+        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::argsort(vt, 0, desc, DType::I32)),
+                  cpu::Kernels::into_data(cpu::Kernels::argsort(ct, 0, desc, DType::I32)));
     }
 }
 
@@ -114,8 +116,8 @@ TEST(VulkanArgwhere, RowMajorCoordinates) {
     auto [v, c] = both<3>(TensorData(floats(13 * 170 * 5, -1.0f, 1.0f, 6), Shape{13, 170, 5}));
     for (float thr : {0.5f, 0.999f, 2.0f, -2.0f}) {
         expect_same(v.greater_elem(thr).argwhere(), c.greater_elem(thr).argwhere(), kExact);
-        expect_same(v.swap_dims(0, 2).greater_elem(thr).argwhere(), c.swap_dims(0, 2).greater_elem(thr).argwhere(),
-                    kExact);
+        expect_same(v.swap_dims(0, 2).greater_elem(thr).argwhere(),
+                    c.swap_dims(0, 2).greater_elem(thr).argwhere(), kExact);
     }
     auto [e, f] = both<2>(TensorData(std::vector<float>{}, Shape{0, 4}));
     expect_same(e.greater_elem(0.0f).argwhere(), f.greater_elem(0.0f).argwhere(), kExact);
@@ -136,19 +138,23 @@ TEST(VulkanGatherScatter, GatherAndScatterAdd) {
         ishape[d] = 11;  // longer than the dim: duplicates
         auto [iv, ic] = both<3, Int>(ints(ishape, 0, extent - 1, 8 + d));
         expect_same(v.gather(d, iv), c.gather(d, ic), kExact);
-        expect_same(v.flip({0, 1}).gather(d, iv.flip({1})), c.flip({0, 1}).gather(d, ic.flip({1})), kExact);
+        expect_same(v.flip({0, 1}).gather(d, iv.flip({1})), c.flip({0, 1}).gather(d, ic.flip({1})),
+                    kExact);
         // scatter: values larger than the indices in every dim.
         Shape vshape{6, 7, 8};
         vshape[d] = 12;
-        auto [vv, vc] = both<3>(TensorData(floats(vshape.num_elements(), -1.0f, 1.0f, 20 + d), vshape));
+        auto [vv, vc] =
+            both<3>(TensorData(floats(vshape.num_elements(), -1.0f, 1.0f, 20 + d), vshape));
         expect_same(v.scatter(d, iv, vv), c.scatter(d, ic, vc), kExact);
-        expect_same(v.flip({0}).scatter(d, iv, vv.flip({1})), c.flip({0}).scatter(d, ic, vc.flip({1})), kExact);
+        expect_same(v.flip({0}).scatter(d, iv, vv.flip({1})),
+                    c.flip({0}).scatter(d, ic, vc.flip({1})), kExact);
     }
     // Ints.
     auto [a, b] = both<2, Int>(ints(Shape{5, 9}, -100, 100, 30));
     auto [ia, ib] = both<2, Int>(ints(Shape{5, 20}, 0, 8, 31));
     auto [va, vb] = both<2, Int>(ints(Shape{5, 20}, -100, 100, 32));
-    expect_same(a.gather(1, ia.slice({{0, 5}, {0, 9}})), b.gather(1, ib.slice({{0, 5}, {0, 9}})), kExact);
+    expect_same(a.gather(1, ia.slice({{0, 5}, {0, 9}})), b.gather(1, ib.slice({{0, 5}, {0, 9}})),
+                kExact);
     expect_same(a.scatter(1, ia, va), b.scatter(1, ib, vb), kExact);
     // A long index dim (every index hits one of 3 slots).
     auto [l, k] = both<2>(TensorData(std::vector<float>(3, 0.0f), Shape{1, 3}));
@@ -171,7 +177,8 @@ TEST(VulkanGatherScatter, GatherAndScatterAdd) {
 TEST(VulkanGatherScatter, SelectAndSelectAssign) {
     BURN_REQUIRE_VULKAN();
     auto [v, c] = both<3>(TensorData(floats(6 * 7 * 8, -1.0f, 1.0f, 40), Shape{6, 7, 8}));
-    auto [iv, ic] = both<1, Int>(TensorData(std::vector<std::int32_t>{3, 0, 3, 5, 1, 3, 0, 2, 4}, Shape{9}));
+    auto [iv, ic] =
+        both<1, Int>(TensorData(std::vector<std::int32_t>{3, 0, 3, 5, 1, 3, 0, 2, 4}, Shape{9}));
     for (std::int64_t d = 0; d < 3; ++d) {
         SCOPED_TRACE("dim " + std::to_string(d));
         expect_same(v.select(d, iv), c.select(d, ic), kExact);
@@ -179,10 +186,11 @@ TEST(VulkanGatherScatter, SelectAndSelectAssign) {
         expect_same(v.select(d, iv.flip({0})), c.select(d, ic.flip({0})), kExact);
         Shape vshape{6, 7, 8};
         vshape[d] = 9;
-        auto [vv, vc] = both<3>(TensorData(floats(vshape.num_elements(), -1.0f, 1.0f, 41 + d), vshape));
+        auto [vv, vc] =
+            both<3>(TensorData(floats(vshape.num_elements(), -1.0f, 1.0f, 41 + d), vshape));
         expect_same(v.select_assign(d, iv, vv), c.select_assign(d, ic, vc), kExact);
-        expect_same(v.flip({0, 2}).select_assign(d, iv, vv.flip({1})), c.flip({0, 2}).select_assign(d, ic, vc.flip({1})),
-                    kExact);
+        expect_same(v.flip({0, 2}).select_assign(d, iv, vv.flip({1})),
+                    c.flip({0, 2}).select_assign(d, ic, vc.flip({1})), kExact);
     }
     auto [a, b] = both<2, Int>(ints(Shape{5, 4}, -9, 9, 50));
     auto [ja, jb] = both<1, Int>(TensorData(std::vector<std::int32_t>{4, 4, 0}, Shape{3}));
@@ -202,14 +210,16 @@ TEST(VulkanGatherScatter, EmbeddingAndBackward) {
     expect_same(module::embedding(w.swap_dims(0, 1).swap_dims(0, 1), i.swap_dims(0, 1)),
                 module::embedding(wc, ic.swap_dims(0, 1)), kExact);
     auto [g, gc] = both<3>(TensorData(floats(3 * 5 * 6, -1.0f, 1.0f, 62), Shape{3, 5, 6}));
-    const auto gv = Tensor<VB, 2>(VB::embedding_backward(w.primitive(), g.primitive(), i.primitive()));
-    const auto gcpu = Tensor<CB, 2>(CB::embedding_backward(wc.primitive(), gc.primitive(), ic.primitive()));
+    const auto gv =
+        Tensor<VB, 2>(VB::embedding_backward(w.primitive(), g.primitive(), i.primitive()));
+    const auto gcpu =
+        Tensor<CB, 2>(CB::embedding_backward(wc.primitive(), gc.primitive(), ic.primitive()));
     expect_same(gv, gcpu, Tolerance{1e-6, 1e-6});
     // Strided indices and gradient.
-    const auto gv2 = Tensor<VB, 2>(VB::embedding_backward(w.primitive(), g.swap_dims(0, 1).primitive(),
-                                                          i.swap_dims(0, 1).primitive()));
-    const auto gc2 = Tensor<CB, 2>(CB::embedding_backward(wc.primitive(), gc.swap_dims(0, 1).primitive(),
-                                                          ic.swap_dims(0, 1).primitive()));
+    const auto gv2 = Tensor<VB, 2>(VB::embedding_backward(
+        w.primitive(), g.swap_dims(0, 1).primitive(), i.swap_dims(0, 1).primitive()));
+    const auto gc2 = Tensor<CB, 2>(CB::embedding_backward(
+        wc.primitive(), gc.swap_dims(0, 1).primitive(), ic.swap_dims(0, 1).primitive()));
     expect_same(gv2, gc2, Tolerance{1e-6, 1e-6});
 }
 
@@ -219,8 +229,10 @@ TEST(VulkanGatherScatter, ManyIndicesAndBounds) {
     auto [w, wc] = both<2>(TensorData(floats(7 * 3, -1.0f, 1.0f, 70), Shape{7, 3}));
     auto [i, ic] = both<2, Int>(ints(Shape{50, 100}, 0, 6, 71));
     auto [g, gc] = both<3>(TensorData(floats(50 * 100 * 3, -1.0f, 1.0f, 72), Shape{50, 100, 3}));
-    const auto gv = Tensor<VB, 2>(VB::embedding_backward(w.primitive(), g.primitive(), i.primitive()));
-    const auto gcpu = Tensor<CB, 2>(CB::embedding_backward(wc.primitive(), gc.primitive(), ic.primitive()));
+    const auto gv =
+        Tensor<VB, 2>(VB::embedding_backward(w.primitive(), g.primitive(), i.primitive()));
+    const auto gcpu =
+        Tensor<CB, 2>(CB::embedding_backward(wc.primitive(), gc.primitive(), ic.primitive()));
     expect_same(gv, gcpu, Tolerance{1e-5, 1e-5});
     auto [s, sc] = both<1, Int>(ints(Shape{40000}, 0, 6, 73));
     auto [v, vc] = both<2>(TensorData(floats(40000 * 3, -1.0f, 1.0f, 74), Shape{40000, 3}));
@@ -234,7 +246,8 @@ TEST(VulkanGatherScatter, ManyIndicesAndBounds) {
 
 TEST(VulkanSort, RankZero) {
     BURN_REQUIRE_VULKAN();
-    auto t = vk::Kernels::from_data(TensorData(std::vector<float>{2.5f}, Shape{}), DType::F32, VulkanDevice{});
+    auto t = vk::Kernels::from_data(TensorData(std::vector<float>{2.5f}, Shape{}), DType::F32,
+                                    VulkanDevice{});
     auto [v, i] = vk::Kernels::sort(t, 0, false, DType::I32);
     EXPECT_EQ(vk::Kernels::into_data(v), TensorData(std::vector<float>{2.5f}, Shape{}));
     EXPECT_EQ(vk::Kernels::into_data(i), TensorData(std::vector<std::int32_t>{0}, Shape{}));

@@ -3,15 +3,14 @@
 // expand, slice) and views of views, contiguous, cast between every dtype pair, full,
 // slice_assign, cat, repeat_dim, arange, random (determinism per seed, distribution ranges and
 // moments) and int8 quantize / dequantize, plus the errors of the CPU backend.
+#include <burn/backend/cpu/kernels.hpp>
+#include <burn/backend/vulkan/kernels.hpp>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
-
-#include <burn/backend/cpu/kernels.hpp>
-#include <burn/backend/vulkan/kernels.hpp>
 
 #include "vk_support.hpp"
 
@@ -27,8 +26,6 @@ template <std::size_t D, class K>
 void expect_exact(const Tensor<VB, D, K>& vk, const Tensor<CB, D, K>& cpu) {
     EXPECT_EQ(vk.to_data(), cpu.to_data());
 }
-
-
 
 /// The message of the burn::Error that f throws ("" if none).
 template <class F>
@@ -72,10 +69,12 @@ TEST(VulkanLayout, ViewsShareTheBufferAndMatchCpu) {
                c.slice({Slice(1, 4), Slice(0, 5, 2), Slice(-4, 6, 3)}));
     check_view(v.narrow(1, 2, 3), c.narrow(1, 2, 3));
     // Views of views of views.
-    check_view(v.permute({1, 2, 0}).flip({1}).slice({Slice(0, 5, 2), Slice(1, 6, 2)}).swap_dims(0, 2),
-               c.permute({1, 2, 0}).flip({1}).slice({Slice(0, 5, 2), Slice(1, 6, 2)}).swap_dims(0, 2));
-    check_view(v.flip({0, 1, 2}).flip({1}).permute({2, 1, 0}).slice({Slice(1, 5), Slice::index(-1)}),
-               c.flip({0, 1, 2}).flip({1}).permute({2, 1, 0}).slice({Slice(1, 5), Slice::index(-1)}));
+    check_view(
+        v.permute({1, 2, 0}).flip({1}).slice({Slice(0, 5, 2), Slice(1, 6, 2)}).swap_dims(0, 2),
+        c.permute({1, 2, 0}).flip({1}).slice({Slice(0, 5, 2), Slice(1, 6, 2)}).swap_dims(0, 2));
+    check_view(
+        v.flip({0, 1, 2}).flip({1}).permute({2, 1, 0}).slice({Slice(1, 5), Slice::index(-1)}),
+        c.flip({0, 1, 2}).flip({1}).permute({2, 1, 0}).slice({Slice(1, 5), Slice::index(-1)}));
     // Expand: stride 0, new leading dims, from a view.
     const auto small = vk_random(Shape{1, 5, 1}, -1, 1, 4);
     auto [s, sc] = both<3>(small);
@@ -93,7 +92,9 @@ TEST(VulkanLayout, ViewsOfIntAndBoolTensors) {
     same_program<3, Int>(vk_random_ints(Shape{3, 4, 5}, -100, 100, 5), [](auto t) {
         return t.permute({2, 0, 1}).flip({1}).slice({Slice(0, 5, 2), Slice(1, 3)}).swap_dims(1, 2);
     });
-    same_program<3, Int>(vk_random_ints(Shape{3, 1, 5}, -100, 100, 6), [](auto t) { return t.expand({2, 3, 4, 5}).flip({0, 2}); });
+    same_program<3, Int>(vk_random_ints(Shape{3, 1, 5}, -100, 100, 6), [](auto t) {
+        return t.expand({2, 3, 4, 5}).flip({0, 2});
+    });
     same_program<3, Bool>(vk_random_bools(Shape{3, 4, 5}, 7), [](auto t) {
         return t.permute({1, 2, 0}).flip({0, 2}).slice({Slice(1, 4, 2), Slice(0, 5, 3)});
     });
@@ -125,8 +126,9 @@ TEST(VulkanLayout, ReshapeIsAViewWhenTheStridesAllow) {
     // Size-1 dims with odd strides.
     auto [o, oc] = both<3>(vk_random(Shape{3, 1, 4}, -1, 1, 9));
     expect_same(o.swap_dims(0, 1).reshape({12}), oc.swap_dims(0, 1).reshape({12}));
-    same_program<3, Int>(vk_random_ints(Shape{4, 6, 10}, -9, 9, 10),
-                         [](auto t) { return t.permute({2, 0, 1}).template reshape<2>({40, 6}); });
+    same_program<3, Int>(vk_random_ints(Shape{4, 6, 10}, -9, 9, 10), [](auto t) {
+        return t.permute({2, 0, 1}).template reshape<2>({40, 6});
+    });
 }
 
 TEST(VulkanLayout, Contiguous) {
@@ -150,7 +152,8 @@ TEST(VulkanLayout, Contiguous) {
     EXPECT_EQ(vk::Kernels::into_data(sd), vk::Kernels::into_data(s));
     // Every dtype, flipped and broadcast.
     for (DType dt : {DType::F32, DType::I32, DType::I64, DType::Bool}) {
-        vk::VulkanTensor x = vk::Kernels::from_data(vk_random_ints(Shape{3, 1, 4}, -5, 5, 12), dt, VulkanDevice{});
+        vk::VulkanTensor x =
+            vk::Kernels::from_data(vk_random_ints(Shape{3, 1, 4}, -5, 5, 12), dt, VulkanDevice{});
         const std::vector<std::size_t> axes{0, 2};
         vk::VulkanTensor y = view_expand(view_flip(x, axes), Shape{3, 6, 4});
         vk::VulkanTensor z = vk::Kernels::contiguous(y);
@@ -163,8 +166,10 @@ TEST(VulkanLayout, Contiguous) {
 
 TEST(VulkanLayout, CastEveryPairAsCpu) {
     BURN_REQUIRE_VULKAN();
-    const std::vector<float> fv{-2.75f, -1.0f, -0.5f, 0.0f, 0.25f, 1.5f, 2.9f, 100.0f, -7.0f,
-                                std::numeric_limits<float>::quiet_NaN(), 3.0f, -0.0f};
+    const std::vector<float> fv{
+        -2.75f, -1.0f, -0.5f,  0.0f,  0.25f,
+        1.5f,   2.9f,  100.0f, -7.0f, std::numeric_limits<float>::quiet_NaN(),
+        3.0f,   -0.0f};
     const std::vector<DType> dts{DType::F32, DType::I32, DType::I64, DType::Bool};
     for (DType from : dts) {
         // The source: f32 values converted by TensorData (NaN only for f32 sources).
@@ -190,12 +195,16 @@ TEST(VulkanLayout, CastEveryPairAsCpu) {
         }
     }
     // Through the tensor API.
-    same_program<2, Float>(vk_random(Shape{6, 7}, -50, 50, 13), [](auto t) { return t.transpose().into_int(); });
-    same_program<2, Int>(vk_random_ints(Shape{6, 7}, -50, 50, 14), [](auto t) { return t.flip({1}).into_float(); });
-    same_program<2, Bool>(vk_random_bools(Shape{6, 7}, 15), [](auto t) { return t.transpose().into_int(); });
+    same_program<2, Float>(vk_random(Shape{6, 7}, -50, 50, 13),
+                           [](auto t) { return t.transpose().into_int(); });
+    same_program<2, Int>(vk_random_ints(Shape{6, 7}, -50, 50, 14),
+                         [](auto t) { return t.flip({1}).into_float(); });
+    same_program<2, Bool>(vk_random_bools(Shape{6, 7}, 15),
+                          [](auto t) { return t.transpose().into_int(); });
     same_program<2, Bool>(vk_random_bools(Shape{6, 7}, 16), [](auto t) { return t.into_float(); });
     // Casting to the same dtype is the input itself.
-    vk::VulkanTensor f = vk::Kernels::from_data(TensorData(fv, Shape{12}), DType::F32, VulkanDevice{});
+    vk::VulkanTensor f =
+        vk::Kernels::from_data(TensorData(fv, Shape{12}), DType::F32, VulkanDevice{});
     EXPECT_EQ(vk::Kernels::cast(f, DType::F32).buffer, f.buffer);
 }
 
@@ -204,18 +213,22 @@ TEST(VulkanLayout, FullEveryDtype) {
     const VulkanDevice dev{};
     const Shape s{3, 257};
     auto expect_full = [&](vk::ScalarArg v, DType dt) {
-        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::full(s, v, dt, dev)), cpu::Kernels::into_data(cpu::Kernels::full(s, {v.f, v.i}, dt, {}))) << dt;
+        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::full(s, v, dt, dev)),
+                  cpu::Kernels::into_data(cpu::Kernels::full(s, {v.f, v.i}, dt, {})))
+            << dt;
     };
     expect_full(vk::ScalarArg::of(2.5), DType::F32);
     expect_full(vk::ScalarArg::of(-0.0), DType::F32);
     expect_full(vk::ScalarArg::of(std::int64_t{-7}), DType::I32);
-    expect_full(vk::ScalarArg::of(std::int64_t{-5}), DType::I64);                  // words differ
-    expect_full(vk::ScalarArg::of(std::int64_t{0x100000001}), DType::I64);         // words equal
-    expect_full(vk::ScalarArg::of(std::int64_t{std::numeric_limits<std::int64_t>::min()}), DType::I64);
+    expect_full(vk::ScalarArg::of(std::int64_t{-5}), DType::I64);           // words differ
+    expect_full(vk::ScalarArg::of(std::int64_t{0x100000001}), DType::I64);  // words equal
+    expect_full(vk::ScalarArg::of(std::int64_t{std::numeric_limits<std::int64_t>::min()}),
+                DType::I64);
     expect_full(vk::ScalarArg::of(std::int64_t{3}), DType::Bool);
     expect_full(vk::ScalarArg::of(0.5), DType::Bool);
     expect_full(vk::ScalarArg::of(0.0), DType::Bool);
-    EXPECT_EQ(vk::Kernels::full(Shape{0, 4}, vk::ScalarArg::of(1.0), DType::F32, dev).num_elements(), 0u);
+    EXPECT_EQ(
+        vk::Kernels::full(Shape{0, 4}, vk::ScalarArg::of(1.0), DType::F32, dev).num_elements(), 0u);
     expect_same(Tensor<VB, 2>::full(s, 1.25f), Tensor<CB, 2>::full(s, 1.25f));
     expect_same(Tensor<VB, 2>::zeros(s), Tensor<CB, 2>::zeros(s));
     expect_same(Tensor<VB, 2>::ones(s), Tensor<CB, 2>::ones(s));
@@ -250,14 +263,18 @@ TEST(VulkanLayout, SliceAssign) {
     // Into a view (a copy), whole tensor, empty region.
     expect_same(v.flip({1}).slice_assign({Slice(0, 2)}, v.slice({Slice(4, 6)})),
                 c.flip({1}).slice_assign({Slice(0, 2)}, c.slice({Slice(4, 6)})));
-    expect_same(v.slice_assign({Slice::all()}, v.flip({0})), c.slice_assign({Slice::all()}, c.flip({0})));
-    expect_same(v.slice_assign({Slice(2, 2)}, v.slice({Slice(0, 0)})), c.slice_assign({Slice(2, 2)}, c.slice({Slice(0, 0)})));
+    expect_same(v.slice_assign({Slice::all()}, v.flip({0})),
+                c.slice_assign({Slice::all()}, c.flip({0})));
+    expect_same(v.slice_assign({Slice(2, 2)}, v.slice({Slice(0, 0)})),
+                c.slice_assign({Slice(2, 2)}, c.slice({Slice(0, 0)})));
     // Ints and bools.
     same_program<2, Int>(vk_random_ints(Shape{5, 6}, -9, 9, 22), [](auto t) {
-        return t.slice_assign({Slice(0, 5, 2), Slice(1, 6, 4)}, t.transpose().slice({Slice(0, 3), Slice(2, 4)}));
+        return t.slice_assign({Slice(0, 5, 2), Slice(1, 6, 4)},
+                              t.transpose().slice({Slice(0, 3), Slice(2, 4)}));
     });
     same_program<2, Bool>(vk_random_bools(Shape{5, 6}, 23), [](auto t) {
-        return t.slice_assign({Slice(1, 3), Slice(0, 6, 2)}, t.flip({0, 1}).slice({Slice(0, 2), Slice(0, 3)}));
+        return t.slice_assign({Slice(1, 3), Slice(0, 6, 2)},
+                              t.flip({0, 1}).slice({Slice(0, 2), Slice(0, 3)}));
     });
 }
 
@@ -268,15 +285,20 @@ TEST(VulkanLayout, Cat) {
     auto [va, ca] = both<3>(a);
     auto [vb, cb] = both<3>(b);
     for (std::int64_t dim = 0; dim < 3; ++dim) {
-        expect_same(Tensor<VB, 3>::cat({va, va.flip({dim}), va}, dim), Tensor<CB, 3>::cat({ca, ca.flip({dim}), ca}, dim));
+        expect_same(Tensor<VB, 3>::cat({va, va.flip({dim}), va}, dim),
+                    Tensor<CB, 3>::cat({ca, ca.flip({dim}), ca}, dim));
     }
     // Views of different layouts, along dim 0 and the last dim.
     expect_same(Tensor<VB, 3>::cat({va, vb.permute({2, 1, 0}), va.slice({Slice(0, 1)})}, 0),
                 Tensor<CB, 3>::cat({ca, cb.permute({2, 1, 0}), ca.slice({Slice(0, 1)})}, 0));
-    expect_same(Tensor<VB, 3>::cat({va.slice({Slice::all(), Slice::all(), Slice(0, 5, 2)}), vb.permute({2, 1, 0})}, 2),
-                Tensor<CB, 3>::cat({ca.slice({Slice::all(), Slice::all(), Slice(0, 5, 2)}), cb.permute({2, 1, 0})}, 2));
+    expect_same(
+        Tensor<VB, 3>::cat(
+            {va.slice({Slice::all(), Slice::all(), Slice(0, 5, 2)}), vb.permute({2, 1, 0})}, 2),
+        Tensor<CB, 3>::cat(
+            {ca.slice({Slice::all(), Slice::all(), Slice(0, 5, 2)}), cb.permute({2, 1, 0})}, 2));
     // Empty pieces.
-    expect_same(Tensor<VB, 3>::cat({va, va.slice({Slice(0, 0)})}, 0), Tensor<CB, 3>::cat({ca, ca.slice({Slice(0, 0)})}, 0));
+    expect_same(Tensor<VB, 3>::cat({va, va.slice({Slice(0, 0)})}, 0),
+                Tensor<CB, 3>::cat({ca, ca.slice({Slice(0, 0)})}, 0));
     same_program<2, Int>(vk_random_ints(Shape{4, 3}, -9, 9, 32), [](auto t) {
         using T = decltype(t);
         return T::cat({t, t.flip({0}), t.slice({Slice(1, 3)})}, 0);
@@ -301,7 +323,8 @@ TEST(VulkanLayout, DenseCopiesByKernelAsByCopyCommand) {
     for (const char* mode : {"1", "0"}) {
         SCOPED_TRACE(mode);
         ::setenv("BURN_VULKAN_COPY_KERNEL", mode, 1);
-        for (const std::size_t na : {std::size_t{1}, std::size_t{3}, std::size_t{8}, std::size_t{1001}}) {
+        for (const std::size_t na :
+             {std::size_t{1}, std::size_t{3}, std::size_t{8}, std::size_t{1001}}) {
             const std::size_t nb = 4099;
             auto [a, ac] = both<1>(vk_random(Shape{na}, -1.0f, 1.0f, 61 + na));
             auto [b, bc] = both<1>(vk_random(Shape{nb}, -1.0f, 1.0f, 62));
@@ -311,7 +334,8 @@ TEST(VulkanLayout, DenseCopiesByKernelAsByCopyCommand) {
             expect_exact(Tensor<VB, 1, Int>::cat({j, i}, 0), Tensor<CB, 1, Int>::cat({jc, ic}, 0));
             auto [m, mc] = both<1, Bool>(vk_random_bools(Shape{nb}, 65));
             auto [k, kc] = both<1, Bool>(vk_random_bools(Shape{na}, 66));
-            expect_exact(Tensor<VB, 1, Bool>::cat({k, m}, 0), Tensor<CB, 1, Bool>::cat({kc, mc}, 0));
+            expect_exact(Tensor<VB, 1, Bool>::cat({k, m}, 0),
+                         Tensor<CB, 1, Bool>::cat({kc, mc}, 0));
         }
     }
     ::unsetenv("BURN_VULKAN_COPY_KERNEL");
@@ -322,29 +346,41 @@ TEST(VulkanLayout, RepeatDim) {
     const auto a = vk_random(Shape{3, 4, 5}, -1, 1, 40);
     for (std::int64_t dim = 0; dim < 3; ++dim) {
         same_program<3, Float>(a, [&](auto t) { return t.repeat_dim(dim, 3); });
-        same_program<3, Float>(a, [&](auto t) { return t.permute({2, 0, 1}).flip({1}).repeat_dim(dim, 2); });
+        same_program<3, Float>(a, [&](auto t) {
+            return t.permute({2, 0, 1}).flip({1}).repeat_dim(dim, 2);
+        });
         same_program<3, Float>(a, [&](auto t) { return t.repeat_dim(dim, 0); });
     }
     same_program<3, Float>(a, [&](auto t) { return t.repeat({2, 1, 3}); });
-    same_program<2, Int>(vk_random_ints(Shape{4, 3}, -9, 9, 41), [](auto t) { return t.transpose().repeat_dim(1, 4); });
-    same_program<2, Bool>(vk_random_bools(Shape{4, 3}, 42), [](auto t) { return t.repeat_dim(0, 3); });
+    same_program<2, Int>(vk_random_ints(Shape{4, 3}, -9, 9, 41),
+                         [](auto t) { return t.transpose().repeat_dim(1, 4); });
+    same_program<2, Bool>(vk_random_bools(Shape{4, 3}, 42),
+                          [](auto t) { return t.repeat_dim(0, 3); });
     // Rank 8: one copy per repetition.
-    vk::VulkanTensor x = vk::Kernels::from_data(vk_random(Shape{2, 1, 2, 1, 2, 1, 2, 3}, -1, 1, 43), DType::F32, VulkanDevice{});
-    cpu::CpuTensor xc = cpu::Kernels::from_data(vk_random(Shape{2, 1, 2, 1, 2, 1, 2, 3}, -1, 1, 43), DType::F32, {});
+    vk::VulkanTensor x = vk::Kernels::from_data(vk_random(Shape{2, 1, 2, 1, 2, 1, 2, 3}, -1, 1, 43),
+                                                DType::F32, VulkanDevice{});
+    cpu::CpuTensor xc = cpu::Kernels::from_data(vk_random(Shape{2, 1, 2, 1, 2, 1, 2, 3}, -1, 1, 43),
+                                                DType::F32, {});
     for (std::size_t dim : {0u, 3u, 7u})
-        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::repeat_dim(view_flip(x, std::vector<std::size_t>{7}), dim, 3)),
-                  cpu::Kernels::into_data(cpu::Kernels::repeat_dim(view_flip(xc, std::vector<std::size_t>{7}), dim, 3)));
+        EXPECT_EQ(vk::Kernels::into_data(
+                      vk::Kernels::repeat_dim(view_flip(x, std::vector<std::size_t>{7}), dim, 3)),
+                  cpu::Kernels::into_data(cpu::Kernels::repeat_dim(
+                      view_flip(xc, std::vector<std::size_t>{7}), dim, 3)));
 }
 
 TEST(VulkanLayout, Arange) {
     BURN_REQUIRE_VULKAN();
     expect_exact(Tensor<VB, 1, Int>::arange(0, 1000), Tensor<CB, 1, Int>::arange(0, 1000));
-    expect_exact(Tensor<VB, 1, Int>::arange_step(-7, 20, 3), Tensor<CB, 1, Int>::arange_step(-7, 20, 3));
-    expect_exact(Tensor<VB, 1, Int>::arange_step(10, -10, -4), Tensor<CB, 1, Int>::arange_step(10, -10, -4));
+    expect_exact(Tensor<VB, 1, Int>::arange_step(-7, 20, 3),
+                 Tensor<CB, 1, Int>::arange_step(-7, 20, 3));
+    expect_exact(Tensor<VB, 1, Int>::arange_step(10, -10, -4),
+                 Tensor<CB, 1, Int>::arange_step(10, -10, -4));
     expect_exact(Tensor<VB, 1, Int>::arange(5, 5), Tensor<CB, 1, Int>::arange(5, 5));
     const VulkanDevice dev{};
     for (DType dt : {DType::I32, DType::I64, DType::F32, DType::Bool}) {
-        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::arange(-3, 7, 2, dt, dev)), cpu::Kernels::into_data(cpu::Kernels::arange(-3, 7, 2, dt, {}))) << dt;
+        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::arange(-3, 7, 2, dt, dev)),
+                  cpu::Kernels::into_data(cpu::Kernels::arange(-3, 7, 2, dt, {})))
+            << dt;
         EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::arange(5000000000, 5000000100, 7, dt, dev)),
                   cpu::Kernels::into_data(cpu::Kernels::arange(5000000000, 5000000100, 7, dt, {})))
             << dt;
@@ -355,8 +391,8 @@ TEST(VulkanLayout, Arange) {
 
 TEST(VulkanLayout, RandomIsDeterministicPerSeed) {
     BURN_REQUIRE_VULKAN();
-    for (const Distribution& d : {Distribution::Default(), Distribution::Uniform(-2, 3), Distribution::Bernoulli(0.3),
-                                  Distribution::Normal(1, 2)}) {
+    for (const Distribution& d : {Distribution::Default(), Distribution::Uniform(-2, 3),
+                                  Distribution::Bernoulli(0.3), Distribution::Normal(1, 2)}) {
         VB::seed(42);
         const auto a = Tensor<VB, 2>::random({37, 11}, d).to_data();
         const auto b = Tensor<VB, 2>::random({37, 11}, d).to_data();
@@ -369,9 +405,16 @@ TEST(VulkanLayout, RandomIsDeterministicPerSeed) {
         VB::seed(43);
         EXPECT_NE((Tensor<VB, 2>::random({37, 11}, d).to_data()), a);
         VB::seed(7);
-        const auto i1 = Tensor<VB, 1, Int>::random({101}, d.kind == Distribution::Kind::Uniform ? Distribution::Uniform(-5, 5) : d).to_data();
+        const auto i1 =
+            Tensor<VB, 1, Int>::random(
+                {101}, d.kind == Distribution::Kind::Uniform ? Distribution::Uniform(-5, 5) : d)
+                .to_data();
         VB::seed(7);
-        EXPECT_EQ((Tensor<VB, 1, Int>::random({101}, d.kind == Distribution::Kind::Uniform ? Distribution::Uniform(-5, 5) : d).to_data()), i1);
+        EXPECT_EQ(
+            (Tensor<VB, 1, Int>::random(
+                 {101}, d.kind == Distribution::Kind::Uniform ? Distribution::Uniform(-5, 5) : d)
+                 .to_data()),
+            i1);
     }
 }
 
@@ -403,54 +446,69 @@ TEST(VulkanLayout, RandomDistributions) {
         EXPECT_NEAR(s, std::sqrt(1.0 / 12), 0.01);
     }
     {
-        const auto v = values_of<float>(Tensor<VB, 1>::random({n}, Distribution::Uniform(-2, 3)).to_data());
+        const auto v =
+            values_of<float>(Tensor<VB, 1>::random({n}, Distribution::Uniform(-2, 3)).to_data());
         for (double x : v) ASSERT_TRUE(x >= -2.0 && x < 3.0);
         EXPECT_NEAR(moments(v).first, 0.5, 0.05);
     }
     {
-        const auto v = values_of<float>(Tensor<VB, 1>::random({n}, Distribution::Bernoulli(0.3)).to_data());
+        const auto v =
+            values_of<float>(Tensor<VB, 1>::random({n}, Distribution::Bernoulli(0.3)).to_data());
         for (double x : v) ASSERT_TRUE(x == 0.0 || x == 1.0);
         EXPECT_NEAR(moments(v).first, 0.3, 0.01);
     }
     {
-        const auto v = values_of<float>(Tensor<VB, 1>::random({n}, Distribution::Normal(1, 2)).to_data());
+        const auto v =
+            values_of<float>(Tensor<VB, 1>::random({n}, Distribution::Normal(1, 2)).to_data());
         for (double x : v) ASSERT_TRUE(std::isfinite(x));
         auto [m, s] = moments(v);
         EXPECT_NEAR(m, 1.0, 0.05);
         EXPECT_NEAR(s, 2.0, 0.05);
     }
     for (DType dt : {DType::I32, DType::I64}) {
-        const auto u = values_of<std::int64_t>(vk::Kernels::into_data(vk::Kernels::random(Shape{n}, Distribution::Uniform(-5.7, 5.2), dt, dev)));
+        const auto u = values_of<std::int64_t>(vk::Kernels::into_data(
+            vk::Kernels::random(Shape{n}, Distribution::Uniform(-5.7, 5.2), dt, dev)));
         std::vector<int> hist(10, 0);
         for (double x : u) {
             ASSERT_TRUE(x >= -5 && x < 5) << x;
             ++hist[static_cast<std::size_t>(x + 5)];
         }
         for (int h : hist) EXPECT_NEAR(h, static_cast<double>(n) / 10, n / 100.0);
-        const auto big = values_of<std::int64_t>(vk::Kernels::into_data(vk::Kernels::random(Shape{n}, Distribution::Uniform(0, 3e9), DType::I64, dev)));
+        const auto big = values_of<std::int64_t>(vk::Kernels::into_data(
+            vk::Kernels::random(Shape{n}, Distribution::Uniform(0, 3e9), DType::I64, dev)));
         for (double x : big) ASSERT_TRUE(x >= 0 && x < 3e9);
         EXPECT_NEAR(moments(big).first, 1.5e9, 3e7);
-        const auto d = values_of<std::int64_t>(vk::Kernels::into_data(vk::Kernels::random(Shape{n}, Distribution::Default(), dt, dev)));
+        const auto d = values_of<std::int64_t>(vk::Kernels::into_data(
+            vk::Kernels::random(Shape{n}, Distribution::Default(), dt, dev)));
         for (double x : d) ASSERT_TRUE(x == 0 || x == 1);
         EXPECT_NEAR(moments(d).first, 0.5, 0.01);
-        const auto b = values_of<std::int64_t>(vk::Kernels::into_data(vk::Kernels::random(Shape{n}, Distribution::Bernoulli(0.8), dt, dev)));
+        const auto b = values_of<std::int64_t>(vk::Kernels::into_data(
+            vk::Kernels::random(Shape{n}, Distribution::Bernoulli(0.8), dt, dev)));
         EXPECT_NEAR(moments(b).first, 0.8, 0.01);
-        const auto g = values_of<std::int64_t>(vk::Kernels::into_data(vk::Kernels::random(Shape{n}, Distribution::Normal(10, 3), dt, dev)));
+        const auto g = values_of<std::int64_t>(vk::Kernels::into_data(
+            vk::Kernels::random(Shape{n}, Distribution::Normal(10, 3), dt, dev)));
         auto [m, s] = moments(g);
         EXPECT_NEAR(m, 10, 0.1);
         EXPECT_NEAR(s, std::sqrt(9 + 1.0 / 12), 0.1);  // rounding adds 1/12 of variance
     }
     {
-        const auto b = values_of<std::uint8_t>(vk::Kernels::into_data(vk::Kernels::random(Shape{n}, Distribution::Bernoulli(0.25), DType::Bool, dev)));
+        const auto b = values_of<std::uint8_t>(vk::Kernels::into_data(
+            vk::Kernels::random(Shape{n}, Distribution::Bernoulli(0.25), DType::Bool, dev)));
         EXPECT_NEAR(moments(b).first, 0.25, 0.01);
-        const auto d = values_of<std::uint8_t>(vk::Kernels::into_data(vk::Kernels::random(Shape{n}, Distribution::Default(), DType::Bool, dev)));
+        const auto d = values_of<std::uint8_t>(vk::Kernels::into_data(
+            vk::Kernels::random(Shape{n}, Distribution::Default(), DType::Bool, dev)));
         EXPECT_NEAR(moments(d).first, 0.5, 0.01);
     }
-    EXPECT_EQ(vk::Kernels::random(Shape{0, 3}, Distribution::Default(), DType::F32, dev).num_elements(), 0u);
-    expect_same_error(Tensor<VB, 1>::zeros(Shape{1}), Tensor<CB, 1>::zeros(Shape{1}), [](auto t) {
-        using B = typename decltype(t)::Backend;
-        return Tensor<B, 1, Int>::random(Shape{4}, Distribution::Uniform(0.2, 0.7), t.device());
-    }, "Tensor::random: int Uniform(0.2, 0.7) needs trunc(low) < trunc(high)");
+    EXPECT_EQ(
+        vk::Kernels::random(Shape{0, 3}, Distribution::Default(), DType::F32, dev).num_elements(),
+        0u);
+    expect_same_error(
+        Tensor<VB, 1>::zeros(Shape{1}), Tensor<CB, 1>::zeros(Shape{1}),
+        [](auto t) {
+            using B = typename decltype(t)::Backend;
+            return Tensor<B, 1, Int>::random(Shape{4}, Distribution::Uniform(0.2, 0.7), t.device());
+        },
+        "Tensor::random: int Uniform(0.2, 0.7) needs trunc(low) < trunc(high)");
 }
 
 // ------------------------------------------------------------------------------ quantization
@@ -484,11 +542,14 @@ TEST(VulkanLayout, QuantizeDequantizeAsCpu) {
     check(QuantizationScheme::PerTensorSymmetric(q8), {0.1f}, std::nullopt, id);
     check(QuantizationScheme::PerTensorAffine(q8), {0.03f}, std::vector<std::int32_t>{-7}, id);
     check(QuantizationScheme::PerTensorAffine(q8), {0.02f}, std::vector<std::int32_t>{12}, perm);
-    check(QuantizationScheme::PerChannelSymmetric(q8, 1), {0.1f, 0.2f, 0.05f, 0.3f, 0.01f, 1.0f}, std::nullopt, id);
-    check(QuantizationScheme::PerChannelAffine(q8, 0), {0.1f, 0.2f, 0.05f}, std::vector<std::int32_t>{-3, 0, 5}, perm);
+    check(QuantizationScheme::PerChannelSymmetric(q8, 1), {0.1f, 0.2f, 0.05f, 0.3f, 0.01f, 1.0f},
+          std::nullopt, id);
+    check(QuantizationScheme::PerChannelAffine(q8, 0), {0.1f, 0.2f, 0.05f},
+          std::vector<std::int32_t>{-3, 0, 5}, perm);
     // Quantized data in and out of the device unchanged.
-    auto qc = c.quantize(QuantizationScheme::PerTensorAffine(q8),
-                         QuantizationParameters<CB>::from_values({0.05f}, std::vector<std::int32_t>{3}));
+    auto qc =
+        c.quantize(QuantizationScheme::PerTensorAffine(q8),
+                   QuantizationParameters<CB>::from_values({0.05f}, std::vector<std::int32_t>{3}));
     const TensorData qd = qc.to_data();
     EXPECT_EQ((Tensor<VB, 3>::from_data(qd).to_data()), qd);
     expect_same(Tensor<VB, 3>::from_data(qd).dequantize(), qc.dequantize());
@@ -500,27 +561,44 @@ TEST(VulkanLayout, ErrorsAsCpu) {
     BURN_REQUIRE_VULKAN();
     // Invalid arguments: the Tensor layer's errors, the same on both backends.
     auto [v, c] = both<3>(vk_random(Shape{2, 3, 4}, -1, 1, 60));
-    expect_same_error(v, c, [](auto t) { return t.slice_assign({Slice(0, 1)}, t); },
-                      "Tensor::slice_assign: values have shape [2, 3, 4]");
-    expect_same_error(v, c, [](auto t) { return t.slice_assign({Slice(5, 7)}, t.narrow(0, 0, 1)); },
-                      "Tensor::slice_assign: range start 5 is out of bounds for dim 0");
-    expect_same_error(v, c, [](auto t) { return decltype(t)::cat({t, t.swap_dims(0, 1)}, 0); },
-                      "Tensor::cat: shapes [2, 3, 4] and [3, 2, 4] differ outside dim 0");
-    expect_same_error(v, c, [](auto t) { return decltype(t)::cat({t, t}, 3); },
-                      "Tensor::cat: dim 3 is out of range");
-    expect_same_error(v, c, [](auto t) { return decltype(t)::cat({}, 0); },
-                      "Tensor::cat: no tensors given");
-    expect_same_error(v, c, [](auto t) { return t.repeat_dim(3, 2); },
-                      "Tensor::repeat_dim: dim 3 is out of range");
-    expect_same_error(v, c, [](auto t) {
-        using B = typename decltype(t)::Backend;
-        return Tensor<B, 1, Int>::arange_step(0, 5, 0, t.device());
-    }, "Tensor::arange_step: step must not be zero");
+    expect_same_error(
+        v, c, [](auto t) { return t.slice_assign({Slice(0, 1)}, t); },
+        "Tensor::slice_assign: values have shape [2, 3, 4]");
+    expect_same_error(
+        v, c, [](auto t) { return t.slice_assign({Slice(5, 7)}, t.narrow(0, 0, 1)); },
+        "Tensor::slice_assign: range start 5 is out of bounds for dim 0");
+    expect_same_error(
+        v, c,
+        [](auto t) {
+            return decltype(t)::cat({t, t.swap_dims(0, 1)}, 0);
+        },
+        "Tensor::cat: shapes [2, 3, 4] and [3, 2, 4] differ outside dim 0");
+    expect_same_error(
+        v, c,
+        [](auto t) {
+            return decltype(t)::cat({t, t}, 3);
+        },
+        "Tensor::cat: dim 3 is out of range");
+    expect_same_error(
+        v, c, [](auto t) { return decltype(t)::cat({}, 0); }, "Tensor::cat: no tensors given");
+    expect_same_error(
+        v, c, [](auto t) { return t.repeat_dim(3, 2); },
+        "Tensor::repeat_dim: dim 3 is out of range");
+    expect_same_error(
+        v, c,
+        [](auto t) {
+            using B = typename decltype(t)::Backend;
+            return Tensor<B, 1, Int>::arange_step(0, 5, 0, t.device());
+        },
+        "Tensor::arange_step: step must not be zero");
     // What a Vulkan device cannot hold is the kernels' own error.
-    EXPECT_NE(error_of([&] { vk::Kernels::cast(v.primitive(), DType::F64); })
-                  .find("not supported on Vulkan"),
+    EXPECT_NE(error_of([&] {
+                  vk::Kernels::cast(v.primitive(), DType::F64);
+              }).find("not supported on Vulkan"),
               std::string::npos);
-    EXPECT_NE(error_of([&] { vk::Kernels::full(Shape{2}, vk::ScalarArg::of(1.0), DType::F16, VulkanDevice{}); }).find("not supported on Vulkan"),
+    EXPECT_NE(error_of([&] {
+                  vk::Kernels::full(Shape{2}, vk::ScalarArg::of(1.0), DType::F16, VulkanDevice{});
+              }).find("not supported on Vulkan"),
               std::string::npos);
 }
 
@@ -529,20 +607,29 @@ TEST(VulkanLayout, Int64TensorsKeepTheirHighWords) {
     if (!vulkan_device_info(VulkanDevice{}).features.shader_int64) GTEST_SKIP() << "no shaderInt64";
     std::vector<std::int64_t> vals(60);
     for (std::size_t i = 0; i < vals.size(); ++i)
-        vals[i] = (static_cast<std::int64_t>(i) - 30) * 123456789012345 + static_cast<std::int64_t>(i);
+        vals[i] =
+            (static_cast<std::int64_t>(i) - 30) * 123456789012345 + static_cast<std::int64_t>(i);
     const TensorData data(vals, Shape{3, 4, 5});
     auto v = Tensor<VB64, 3, Int>::from_data(data);
     auto c = Tensor<CB64, 3, Int>::from_data(data);
     auto same = [](const auto& a, const auto& b) { EXPECT_EQ(a.to_data(), b.to_data()); };
-    same(v.permute({2, 0, 1}).flip({1}).slice({Slice(0, 5, 2)}), c.permute({2, 0, 1}).flip({1}).slice({Slice(0, 5, 2)}));
+    same(v.permute({2, 0, 1}).flip({1}).slice({Slice(0, 5, 2)}),
+         c.permute({2, 0, 1}).flip({1}).slice({Slice(0, 5, 2)}));
     same(v.permute({2, 0, 1}).reshape({5, 12}), c.permute({2, 0, 1}).reshape({5, 12}));
-    same(Tensor<VB64, 3, Int>::cat({v, v.flip({2})}, 2), Tensor<CB64, 3, Int>::cat({c, c.flip({2})}, 2));
+    same(Tensor<VB64, 3, Int>::cat({v, v.flip({2})}, 2),
+         Tensor<CB64, 3, Int>::cat({c, c.flip({2})}, 2));
     same(v.transpose().repeat_dim(0, 3), c.transpose().repeat_dim(0, 3));
-    same(v.slice_assign({Slice(0, 3, 2), Slice(1, 3)}, v.slice({Slice(1, 3), Slice(0, 2)}).flip({0})),
-         c.slice_assign({Slice(0, 3, 2), Slice(1, 3)}, c.slice({Slice(1, 3), Slice(0, 2)}).flip({0})));
+    same(v.slice_assign({Slice(0, 3, 2), Slice(1, 3)},
+                        v.slice({Slice(1, 3), Slice(0, 2)}).flip({0})),
+         c.slice_assign({Slice(0, 3, 2), Slice(1, 3)},
+                        c.slice({Slice(1, 3), Slice(0, 2)}).flip({0})));
     same(v.swap_dims(0, 2).into_float(), c.swap_dims(0, 2).into_float());
     same(Tensor<VB64, 1, Int>::arange_step(-5000000000, 5000000000, 999999999),
          Tensor<CB64, 1, Int>::arange_step(-5000000000, 5000000000, 999999999));
-    same(Tensor<VB64, 3>::from_data(vk_random(Shape{2, 3, 4}, -1e12f, 1e12f, 70)).transpose().into_int(),
-         Tensor<CB64, 3>::from_data(vk_random(Shape{2, 3, 4}, -1e12f, 1e12f, 70)).transpose().into_int());
+    same(Tensor<VB64, 3>::from_data(vk_random(Shape{2, 3, 4}, -1e12f, 1e12f, 70))
+             .transpose()
+             .into_int(),
+         Tensor<CB64, 3>::from_data(vk_random(Shape{2, 3, 4}, -1e12f, 1e12f, 70))
+             .transpose()
+             .into_int());
 }

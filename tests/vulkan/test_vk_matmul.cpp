@@ -119,21 +119,20 @@ TEST(VulkanMatmul, Vec4PathLayoutsAndEdges) {
     // The vec4 kernel (m, n, k multiples of 4, 16-byte aligned rows or columns): each operand
     // row-major or transposed, sizes off the 64 and 128 tiles, k off the 16-deep steps, offsets.
     const std::int64_t off_a = 8, off_b = 4;
-    for (const auto [m, k, n] : {std::array<std::size_t, 3>{4, 4, 4},
-                                 std::array<std::size_t, 3>{68, 36, 132},
-                                 std::array<std::size_t, 3>{260, 20, 300},
-                                 std::array<std::size_t, 3>{256, 256, 256}}) {
+    for (const auto [m, k, n] :
+         {std::array<std::size_t, 3>{4, 4, 4}, std::array<std::size_t, 3>{68, 36, 132},
+          std::array<std::size_t, 3>{260, 20, 300}, std::array<std::size_t, 3>{256, 256, 256}}) {
         const auto sa = random_vec(m * k + off_a, 31 + m), sb = random_vec(k * n + off_b, 32 + n);
         const auto mi = static_cast<std::int64_t>(m), ki = static_cast<std::int64_t>(k),
                    ni = static_cast<std::int64_t>(n);
         for (const bool ta : {false, true}) {
             for (const bool tb : {false, true}) {
-                SCOPED_TRACE(::testing::Message() << m << "x" << k << "x" << n << " ta=" << ta
-                                                << " tb=" << tb);
-                auto [a, ac] = view_of<2>(sa, Shape{m, k}, ta ? Strides{1, mi} : Strides{ki, 1},
-                                          off_a);
-                auto [b, bc] = view_of<2>(sb, Shape{k, n}, tb ? Strides{1, ki} : Strides{ni, 1},
-                                          off_b);
+                SCOPED_TRACE(::testing::Message()
+                             << m << "x" << k << "x" << n << " ta=" << ta << " tb=" << tb);
+                auto [a, ac] =
+                    view_of<2>(sa, Shape{m, k}, ta ? Strides{1, mi} : Strides{ki, 1}, off_a);
+                auto [b, bc] =
+                    view_of<2>(sb, Shape{k, n}, tb ? Strides{1, ki} : Strides{ni, 1}, off_b);
                 expect_same(vmm(a, b), ac.matmul(bc), Tolerance{1e-4, 1e-4});
             }
         }
@@ -172,10 +171,12 @@ TEST(VulkanMatmul, Errors) {
     // Shapes that do not multiply: the Tensor layer's errors, the same on both backends.
     auto [a, ac] = both<2>(vk_random(Shape{3, 4}));
     const TensorData b = vk_random(Shape{5, 6});
-    expect_same_error(a, ac, [&](auto t) { return t.matmul(decltype(t)::from_data(b)); },
-                      "Tensor::matmul: inner dims of [3, 4] and [5, 6] do not match");
+    expect_same_error(
+        a, ac, [&](auto t) { return t.matmul(decltype(t)::from_data(b)); },
+        "Tensor::matmul: inner dims of [3, 4] and [5, 6] do not match");
     auto [c, cc] = both<3>(vk_random(Shape{2, 3, 4}));
     const TensorData d = vk_random(Shape{3, 4, 2});
-    expect_same_error(c, cc, [&](auto t) { return t.matmul(decltype(t)::from_data(d)); },
-                      "Tensor::matmul: batch dims of [2, 3, 4] and [3, 4, 2] cannot be broadcast");
+    expect_same_error(
+        c, cc, [&](auto t) { return t.matmul(decltype(t)::from_data(d)); },
+        "Tensor::matmul: batch dims of [2, 3, 4] and [3, 4, 2] cannot be broadcast");
 }

@@ -40,8 +40,8 @@ Pair make(const TensorData& d, bool strided) {
         for (std::size_t i = 0; i < rows; ++i)
             for (std::size_t j = 0; j < cols; ++j)
                 st[3 + m * rows * cols + j * rows + i] = src[m * rows * cols + i * cols + j];
-    p.v =
-        vk::Kernels::from_data(TensorData(std::move(st), Shape{3 + src.size()}), DType::F32, VulkanDevice{});
+    p.v = vk::Kernels::from_data(TensorData(std::move(st), Shape{3 + src.size()}), DType::F32,
+                                 VulkanDevice{});
     p.v.shape = s;
     std::int64_t acc = 1;
     for (std::size_t i = r; i-- > 0;) {
@@ -107,7 +107,8 @@ void check_conv(const ConvCase& cc, std::uint64_t seed, bool strided) {
     const auto yc = cpu::Kernels::conv(x.c, w.c, bc, a.c);
     same(vk::Kernels::conv(x.v, w.v, bv, a.v), yc);
     Pair g = rnd(yc.shape, seed + 3, strided);
-    same(vk::Kernels::conv_x_backward(x.v, w.v, g.v, a.v), cpu::Kernels::conv_x_backward(x.c, w.c, g.c, a.c));
+    same(vk::Kernels::conv_x_backward(x.v, w.v, g.v, a.v),
+         cpu::Kernels::conv_x_backward(x.c, w.c, g.c, a.c));
     same(vk::Kernels::conv_weight_backward(x.v, w.v, g.v, a.v),
          cpu::Kernels::conv_weight_backward(x.c, w.c, g.c, a.c));
     same(vk::Kernels::conv_bias_backward(g.v), cpu::Kernels::conv_bias_backward(g.c));
@@ -215,13 +216,15 @@ void check_pools(const Shape& xs, const Args& a, std::uint64_t seed, bool stride
     const auto yc = cpu::Kernels::avg_pool(x.c, a.c);
     same(vk::Kernels::avg_pool(x.v, a.v), yc);
     Pair g = rnd(yc.shape, seed + 1, strided);
-    same(vk::Kernels::avg_pool_backward(x.v, g.v, a.v), cpu::Kernels::avg_pool_backward(x.c, g.c, a.c));
+    same(vk::Kernels::avg_pool_backward(x.v, g.v, a.v),
+         cpu::Kernels::avg_pool_backward(x.c, g.c, a.c));
     for (DType it : {DType::I32, DType::I64}) {
         auto [mv, iv] = vk::Kernels::max_pool(x.v, a.v, true, it);
         auto [mc, ic] = cpu::Kernels::max_pool(x.c, a.c, true, it);
         same(mv, mc);
         EXPECT_EQ(vk::Kernels::into_data(iv), cpu::Kernels::into_data(ic));
-        same(vk::Kernels::max_pool_backward(x.v, g.v, iv, a.v), cpu::Kernels::max_pool_backward(x.c, g.c, ic, a.c));
+        same(vk::Kernels::max_pool_backward(x.v, g.v, iv, a.v),
+             cpu::Kernels::max_pool_backward(x.c, g.c, ic, a.c));
     }
     auto [m0, i0] = vk::Kernels::max_pool(x.v, a.v, false, DType::I32);
     same(m0, cpu::Kernels::max_pool(x.c, a.c, false, DType::I32).first);
@@ -362,8 +365,10 @@ TEST(VulkanUnfold, Unfold4d) {
     a.v.n = a.c.n = 2;
     a.v.kernel = a.c.kernel = {2, 2, 1};
     a.v.padding = a.c.padding = {1, 0, 0};
-    EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::unfold4d(vk::Kernels::from_data(di, DType::I32, VulkanDevice{}), a.v)),
-              cpu::Kernels::into_data(cpu::Kernels::unfold4d(cpu::Kernels::from_data(di, DType::I32, {}), a.c)));
+    EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::unfold4d(
+                  vk::Kernels::from_data(di, DType::I32, VulkanDevice{}), a.v)),
+              cpu::Kernels::into_data(
+                  cpu::Kernels::unfold4d(cpu::Kernels::from_data(di, DType::I32, {}), a.c)));
 }
 
 namespace {
@@ -435,21 +440,38 @@ TEST(VulkanModuleErrors, ThrowWhereTheCpuThrows) {
     // Invalid arguments: burn::module's errors, the same on both backends (ranks are the Tensor
     // types', gradients and indices come from the forward ops).
     auto [x, xc] = both<4>(vk_random(Shape{1, 2, 6, 6}, -1, 1, 400));
-    expect_same_error(x, xc, [](auto t) { return module::avg_pool2d(t, {7, 7}, {1, 1}, {0, 0}); },
-                      "avg_pool2d: kernel [7, 7] (dilation [1, 1]) is larger than the padded");
-    expect_same_error(x, xc, [](auto t) { return module::max_pool2d(t, {2, 2}, {0, 1}, {0, 0}); },
-                      "max_pool2d: stride must be positive, got [0, 1]");
-    expect_same_error(x, xc, [](auto t) {
-        return module::interpolate(t, {0, 4}, InterpolateOptions{InterpolateMode::Bilinear, false});
-    }, "interpolate: output size [0, 4] must be positive");
-    expect_same_error(x, xc, [](auto t) { return module::adaptive_avg_pool2d(t, {2, 0}); },
-                      "adaptive_avg_pool2d: output size [2, 0] must be positive");
+    expect_same_error(
+        x, xc,
+        [](auto t) {
+            return module::avg_pool2d(t, {7, 7}, {1, 1}, {0, 0});
+        },
+        "avg_pool2d: kernel [7, 7] (dilation [1, 1]) is larger than the padded");
+    expect_same_error(
+        x, xc,
+        [](auto t) {
+            return module::max_pool2d(t, {2, 2}, {0, 1}, {0, 0});
+        },
+        "max_pool2d: stride must be positive, got [0, 1]");
+    expect_same_error(
+        x, xc,
+        [](auto t) {
+            return module::interpolate(t, {0, 4},
+                                       InterpolateOptions{InterpolateMode::Bilinear, false});
+        },
+        "interpolate: output size [0, 4] must be positive");
+    expect_same_error(
+        x, xc,
+        [](auto t) {
+            return module::adaptive_avg_pool2d(t, {2, 0});
+        },
+        "adaptive_avg_pool2d: output size [2, 0] must be positive");
     // Integer convolution: a limit of the Vulkan kernels (f32 only), which they report.
     const auto di = TensorData::from_nested<std::int32_t, 3>({{{1, 2, 3}}});
     const auto wi = TensorData::from_nested<std::int32_t, 3>({{{1}}});
     Args c;
     c.v.n = 1;
     EXPECT_THROW((void)vk::Kernels::conv(vk::Kernels::from_data(di, DType::I32, VulkanDevice{}),
-                                vk::Kernels::from_data(wi, DType::I32, VulkanDevice{}), std::nullopt, c.v),
+                                         vk::Kernels::from_data(wi, DType::I32, VulkanDevice{}),
+                                         std::nullopt, c.v),
                  burn::Error);
 }

@@ -4,13 +4,12 @@
 // strided views, long lanes (100000 elements), ties, NaN, empty dims. Every reduction test runs
 // twice: with subgroup arithmetic (when the device has it) and with the shared-memory fallback
 // (BURN_VULKAN_NO_SUBGROUPS=1).
+#include <burn/backend/cpu/kernels.hpp>
+#include <burn/backend/vulkan/kernels.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <limits>
-
-#include <burn/backend/cpu/kernels.hpp>
-#include <burn/backend/vulkan/kernels.hpp>
 
 #include "vk_support.hpp"
 
@@ -53,7 +52,8 @@ std::vector<float> floats(std::size_t n, float lo, float hi, std::uint64_t seed)
     return v;
 }
 
-TensorData with_ties_and_nan(const Shape& shape, std::uint64_t seed, std::vector<std::size_t> nan_at = {}) {
+TensorData with_ties_and_nan(const Shape& shape, std::uint64_t seed,
+                             std::vector<std::size_t> nan_at = {}) {
     auto p = floats(shape.num_elements(), -3.0f, 3.0f, seed);
     for (auto& x : p) x = std::round(x);
     for (auto i : nan_at) p[i] = kNaN;
@@ -123,7 +123,8 @@ TEST(VulkanReduce, LongLanes) {
 TEST(VulkanReduce, NaNPropagatesThroughMaxMin) {
     BURN_REQUIRE_VULKAN();
     both_paths([] {
-        auto [v, c] = both<2>(with_ties_and_nan(Shape{4, 1000}, 6, {5, 1000 + 999, 2 * 1000 + 517}));
+        auto [v, c] =
+            both<2>(with_ties_and_nan(Shape{4, 1000}, 6, {5, 1000 + 999, 2 * 1000 + 517}));
         expect_same(v.max(), c.max());
         expect_same(v.min(), c.min());
         expect_same(v.max_dim(1), c.max_dim(1));
@@ -147,16 +148,19 @@ TEST(VulkanReduce, Ints) {
         check_all_reductions(v, c, Tolerance{0, 0});
         check_all_reductions(v.swap_dims(0, 1), c.swap_dims(0, 1), Tolerance{0, 0});
         // Mean truncates toward zero (negative sums too).
-        auto [m, n] = both<2, Int>(TensorData(std::vector<std::int32_t>{-7, 2, 0, 5, 1, 1}, Shape{2, 3}));
+        auto [m, n] =
+            both<2, Int>(TensorData(std::vector<std::int32_t>{-7, 2, 0, 5, 1, 1}, Shape{2, 3}));
         expect_same(m.mean_dim(1), n.mean_dim(1), Tolerance{0, 0});
         expect_same(m.mean(), n.mean(), Tolerance{0, 0});
         // The sum of a mean does not overflow i32 (the CPU backend sums in 64 bits).
-        auto [big, bigc] = both<2, Int>(TensorData(std::vector<std::int32_t>{2000000000, 2000000000, 2000000001,
-                                                                          -2000000000, -2000000000, -3},
-                                                   Shape{2, 3}));
+        auto [big, bigc] =
+            both<2, Int>(TensorData(std::vector<std::int32_t>{2000000000, 2000000000, 2000000001,
+                                                              -2000000000, -2000000000, -3},
+                                    Shape{2, 3}));
         expect_same(big.mean_dim(1), bigc.mean_dim(1), Tolerance{0, 0});
         expect_same(big.mean(), bigc.mean(), Tolerance{0, 0});
-        expect_same(big.swap_dims(0, 1).mean_dim(0), bigc.swap_dims(0, 1).mean_dim(0), Tolerance{0, 0});
+        expect_same(big.swap_dims(0, 1).mean_dim(0), bigc.swap_dims(0, 1).mean_dim(0),
+                    Tolerance{0, 0});
         // Products wrap like the CPU backend's.
         auto [p, q] = both<1, Int>(ints(Shape{40}, -9, 9, 9));
         expect_same(p.prod(), q.prod(), Tolerance{0, 0});
@@ -189,7 +193,8 @@ TEST(VulkanReduce, EmptyDims) {
 TEST(VulkanReduce, ArgMaxMinFirstExtremum) {
     BURN_REQUIRE_VULKAN();
     // Ties everywhere (rounded values), NaN in some lanes: the first extremum / first NaN wins.
-    auto [v, c] = both<2>(with_ties_and_nan(Shape{6, 700}, 11, {3 * 700 + 400, 3 * 700 + 20, 5 * 700 + 699}));
+    auto [v, c] =
+        both<2>(with_ties_and_nan(Shape{6, 700}, 11, {3 * 700 + 400, 3 * 700 + 20, 5 * 700 + 699}));
     for (std::int64_t d = 0; d < 2; ++d) {
         auto [va, vi] = v.max_dim_with_indices(d);
         auto [ca, ci] = c.max_dim_with_indices(d);
@@ -224,7 +229,8 @@ TEST(VulkanReduce, ArgMaxMinFirstExtremum) {
         expect_same(y, w, Tolerance{0, 0});
     }
     // i64 indices through the kernel API.
-    auto [vals, idx] = vk::Kernels::reduce_dim_with_indices(vk::ReduceOp::Max, v.primitive(), 1, DType::I64);
+    auto [vals, idx] =
+        vk::Kernels::reduce_dim_with_indices(vk::ReduceOp::Max, v.primitive(), 1, DType::I64);
     const auto got = vk::Kernels::into_data(idx);
     EXPECT_EQ(got.dtype, DType::I64);
     EXPECT_EQ(got.convert(DType::I32), c.argmax(1).to_data());
@@ -249,7 +255,8 @@ TEST(VulkanReduce, AnyAll) {
         // Non-bool inputs through the kernels: != 0, as the CPU backend.
         const auto fv = v.add(v).add(v).slice({{0, 2}, {0, 3}, {0, 1}}).into_int();
         const auto fc = c.add(c).add(c).slice({{0, 2}, {0, 3}, {0, 1}}).into_int();
-        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::any_all(true, fv.primitive())), cpu::Kernels::into_data(cpu::Kernels::any_all(true, fc.primitive())));
+        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::any_all(true, fv.primitive())),
+                  cpu::Kernels::into_data(cpu::Kernels::any_all(true, fc.primitive())));
         EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::any_all_dim(false, fv.primitive(), 1)),
                   cpu::Kernels::into_data(cpu::Kernels::any_all_dim(false, fc.primitive(), 1)));
         auto [e0, f0] = both<2>(TensorData(std::vector<float>{}, Shape{2, 0}));
@@ -321,15 +328,19 @@ TEST(VulkanReduce, Int64ThroughKernels) {
     if (!vulkan_device_info(VulkanDevice{}).features.shader_int64) GTEST_SKIP() << "no shaderInt64";
     std::vector<std::int64_t> v(3 * 1000);
     std::mt19937_64 rng(21);
-    for (auto& x : v) x = static_cast<std::int64_t>(rng() % 2000001) - 1000000 + (std::int64_t{1} << 40);
+    for (auto& x : v)
+        x = static_cast<std::int64_t>(rng() % 2000001) - 1000000 + (std::int64_t{1} << 40);
     const TensorData d(v, Shape{3, 1000});
     const auto vt = vk::Kernels::from_data(d, DType::I64, VulkanDevice{});
     const auto ct = cpu::Kernels::from_data(d, DType::I64, {});
     for (auto op : {vk::ReduceOp::Sum, vk::ReduceOp::Max, vk::ReduceOp::Min, vk::ReduceOp::Mean}) {
         const auto cop = static_cast<cpu::ReduceOp>(static_cast<int>(op));
-        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::reduce_all(op, vt)), cpu::Kernels::into_data(cpu::Kernels::reduce_all(cop, ct)));
-        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::reduce_dim(op, vt, 1)), cpu::Kernels::into_data(cpu::Kernels::reduce_dim(cop, ct, 1)));
-        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::reduce_dim(op, vt, 0)), cpu::Kernels::into_data(cpu::Kernels::reduce_dim(cop, ct, 0)));
+        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::reduce_all(op, vt)),
+                  cpu::Kernels::into_data(cpu::Kernels::reduce_all(cop, ct)));
+        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::reduce_dim(op, vt, 1)),
+                  cpu::Kernels::into_data(cpu::Kernels::reduce_dim(cop, ct, 1)));
+        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::reduce_dim(op, vt, 0)),
+                  cpu::Kernels::into_data(cpu::Kernels::reduce_dim(cop, ct, 0)));
     }
     auto [a, ai] = vk::Kernels::reduce_dim_with_indices(vk::ReduceOp::Min, vt, 1, DType::I64);
     auto [b, bi] = cpu::Kernels::reduce_dim_with_indices(cpu::ReduceOp::Min, ct, 1, DType::I64);
@@ -337,6 +348,7 @@ TEST(VulkanReduce, Int64ThroughKernels) {
     EXPECT_EQ(vk::Kernels::into_data(ai), cpu::Kernels::into_data(bi));
     for (auto op : {vk::CumOp::Sum, vk::CumOp::Max, vk::CumOp::Min}) {
         const auto cop = static_cast<cpu::CumOp>(static_cast<int>(op));
-        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::cumulative(op, vt, 1)), cpu::Kernels::into_data(cpu::Kernels::cumulative(cop, ct, 1)));
+        EXPECT_EQ(vk::Kernels::into_data(vk::Kernels::cumulative(op, vt, 1)),
+                  cpu::Kernels::into_data(cpu::Kernels::cumulative(cop, ct, 1)));
     }
 }

@@ -85,12 +85,18 @@ const std::vector<std::uint32_t>& add_spirv() {
 }
 
 const burn::vk::Pipeline& fill_pipeline(Context& ctx, std::uint32_t workgroup = 256) {
-    return ctx.pipeline({.shader = "test/fill", .spec = {workgroup}, .bindings = 1,
-                         .push_bytes = 8, .spirv = fill_spirv()});
+    return ctx.pipeline({.shader = "test/fill",
+                         .spec = {workgroup},
+                         .bindings = 1,
+                         .push_bytes = 8,
+                         .spirv = fill_spirv()});
 }
 const burn::vk::Pipeline& add_pipeline(Context& ctx, std::uint32_t workgroup = 256) {
-    return ctx.pipeline({.shader = "test/add", .spec = {workgroup}, .bindings = 3,
-                         .push_bytes = 4, .spirv = add_spirv()});
+    return ctx.pipeline({.shader = "test/add",
+                         .spec = {workgroup},
+                         .bindings = 3,
+                         .push_bytes = 4,
+                         .spirv = add_spirv()});
 }
 
 /// out[0, n) = value.
@@ -118,8 +124,8 @@ TEST_F(Vulkan, ListsDevicesInOrderWithFeatures) {
     for (std::size_t i = 0; i < devices.size(); ++i) {
         EXPECT_EQ(devices[i].index, i);
         EXPECT_FALSE(devices[i].name.empty());
-        if (i > 0) EXPECT_LE(static_cast<int>(devices[i - 1].type),
-                             static_cast<int>(devices[i].type));
+        if (i > 0)
+            EXPECT_LE(static_cast<int>(devices[i - 1].type), static_cast<int>(devices[i].type));
     }
     const auto& d = devices[0];
     EXPECT_GE(d.api_major * 10 + d.api_minor, 12u);
@@ -209,8 +215,8 @@ TEST(VulkanTypes, BackendTypes) {
 // ------------------------------------------------------------------------------ memory
 
 TEST_F(Vulkan, UploadReadRoundTrip) {
-    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000},
-                          std::size_t{10'000'000}}) {
+    for (std::size_t n :
+         {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{10'000'000}}) {
         SCOPED_TRACE(n);
         const auto data = pattern(n, static_cast<unsigned>(n));
         Buffer buf = ctx->upload(data);
@@ -242,7 +248,8 @@ TEST_F(Vulkan, PartialWriteAndRead) {
     const auto copied = ctx->read(other, 1024, 512);
     EXPECT_TRUE(std::equal(copied.begin(), copied.end(), data.begin()));
     const auto zeros = ctx->read(other, 0, 1024);
-    EXPECT_TRUE(std::all_of(zeros.begin(), zeros.end(), [](std::byte b) { return b == std::byte{0}; }));
+    EXPECT_TRUE(
+        std::all_of(zeros.begin(), zeros.end(), [](std::byte b) { return b == std::byte{0}; }));
 }
 
 TEST_F(Vulkan, PoolReusesFreedSizeClass) {
@@ -323,8 +330,8 @@ TEST_F(Vulkan, EmbeddedShaderTable) {
 }
 
 TEST_F(Vulkan, FillWritesValue) {
-    for (std::size_t n : {std::size_t{1}, std::size_t{255}, std::size_t{257},
-                          std::size_t{100'003}}) {
+    for (std::size_t n :
+         {std::size_t{1}, std::size_t{255}, std::size_t{257}, std::size_t{100'003}}) {
         SCOPED_TRACE(n);
         Buffer out = ctx->allocate(n * sizeof(float));
         fill(*ctx, out, n, 3.5f);
@@ -390,7 +397,7 @@ TEST_F(Vulkan, BatchLimitAndFlush) {
     ctx->flush();
     const auto s1 = ctx->stats();
     EXPECT_EQ(s1.submits - s0.submits, 3u);  // 12 dispatches: 4 + 4 + 4
-    ctx->flush();                             // nothing recorded: no submit
+    ctx->flush();                            // nothing recorded: no submit
     EXPECT_EQ(ctx->stats().submits, s1.submits);
     const auto v = as_floats(ctx->read(acc));
     EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](float x) { return x == 20.0f; }));
@@ -431,9 +438,9 @@ TEST_F(Vulkan, DispatchChecksItsArguments) {
     EXPECT_THROW(ctx->dispatch(p, {&buf}, push4, {1, 1, 1}), burn::Error);
     EXPECT_THROW(ctx->dispatch(p, {&empty}, push8, {1, 1, 1}), burn::Error);
     EXPECT_THROW(ctx->pipeline({.shader = "nope", .bindings = 1}), burn::Error);
-    EXPECT_THROW(ctx->pipeline({.shader = "elementwise_binary_f32", .bindings = 1,
-                                .push_bytes = 6}),
-                 burn::Error);
+    EXPECT_THROW(
+        ctx->pipeline({.shader = "elementwise_binary_f32", .bindings = 1, .push_bytes = 6}),
+        burn::Error);
 }
 
 TEST_F(Vulkan, Grid1dSplitsOverY) {
@@ -462,7 +469,9 @@ void main() {
     EXPECT_EQ(words[0], 0x07230203u);
     const auto& p = ctx->pipeline({.shader = "test/scale",
                                    .spec = {64, std::bit_cast<std::uint32_t>(-3.0f)},
-                                   .bindings = 2, .push_bytes = 4, .spirv = words});
+                                   .bindings = 2,
+                                   .push_bytes = 4,
+                                   .spirv = words});
     const std::size_t n = 1000;
     std::vector<float> x(n);
     std::iota(x.begin(), x.end(), 1.0f);

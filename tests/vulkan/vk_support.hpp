@@ -5,16 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <burn/backend/cpu.hpp>
+#include <burn/backend/vulkan.hpp>
+#include <burn/burn.hpp>
 #include <random>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <burn/backend/cpu.hpp>
-#include <burn/backend/vulkan.hpp>
-#include <burn/burn.hpp>
 
 #include "test_support.hpp"
 
@@ -51,9 +50,9 @@ T view_slice(T t, std::span<const SliceRange> ranges) {
 }
 
 /// Skips the test when there is no Vulkan device (CI without lavapipe).
-#define BURN_REQUIRE_VULKAN()                                                                 \
-    do {                                                                                      \
-        if (::burn::vulkan_devices().empty()) GTEST_SKIP() << "no Vulkan device";             \
+#define BURN_REQUIRE_VULKAN()                                                     \
+    do {                                                                          \
+        if (::burn::vulkan_devices().empty()) GTEST_SKIP() << "no Vulkan device"; \
     } while (0)
 
 /// The same data on both backends.
@@ -63,7 +62,8 @@ std::pair<Tensor<VB, D, K>, Tensor<CB, D, K>> both(const TensorData& data) {
 }
 
 /// Uniform floats in [lo, hi) of a shape, seeded.
-inline TensorData vk_random(const Shape& shape, float lo = -1.0f, float hi = 1.0f, std::uint64_t seed = 1) {
+inline TensorData vk_random(const Shape& shape, float lo = -1.0f, float hi = 1.0f,
+                            std::uint64_t seed = 1) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<float> u(lo, hi);
     std::vector<float> v(shape.num_elements());
@@ -91,7 +91,8 @@ inline TensorData vk_random_bools(const Shape& shape, std::uint64_t seed) {
 
 /// Expects the Vulkan result to equal the CPU one (values within `tol`, same shape and dtype).
 template <std::size_t D, class K>
-void expect_same(const Tensor<VB, D, K>& vk, const Tensor<CB, D, K>& cpu, Tolerance tol = Tolerance{1e-5, 1e-5}) {
+void expect_same(const Tensor<VB, D, K>& vk, const Tensor<CB, D, K>& cpu,
+                 Tolerance tol = Tolerance{1e-5, 1e-5}) {
     const TensorData a = vk.to_data(), b = cpu.to_data();
     ASSERT_EQ(a.shape, b.shape);
     ASSERT_EQ(a.dtype, b.dtype);

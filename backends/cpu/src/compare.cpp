@@ -64,8 +64,10 @@ CpuTensor Kernels::compare_scalar(CmpOp op, CpuTensor lhs, ScalarArg rhs) {
                     switch (op) {
                         case CmpOp::Eq: r = false; break;
                         case CmpOp::Ne: r = true; break;
-                        case CmpOp::Gt: case CmpOp::Ge: r = below; break;
-                        case CmpOp::Lt: case CmpOp::Le: r = above; break;
+                        case CmpOp::Gt:
+                        case CmpOp::Ge: r = below; break;
+                        case CmpOp::Lt:
+                        case CmpOp::Le: r = above; break;
                     }
                     result = cpu::full(lhs.shape, ScalarArg::of(std::int64_t{r}), DType::Bool);
                     return;

@@ -41,8 +41,8 @@ struct Geo : backend::ConvGeometry {
     Geo() = default;
     Geo(const backend::ConvGeometry& g) : backend::ConvGeometry(g) {}  // NOLINT(*-explicit-*)
 
-    std::size_t cg() const { return cin / groups; }    // input channels per group
-    std::size_t og() const { return cout / groups; }   // output channels per group
+    std::size_t cg() const { return cin / groups; }   // input channels per group
+    std::size_t og() const { return cout / groups; }  // output channels per group
     std::size_t kernel() const { return static_cast<std::size_t>(k[0] * k[1] * k[2]); }
     std::size_t rows() const { return cg() * kernel(); }  // im2col rows = weight row length
     std::size_t in_plane() const { return static_cast<std::size_t>(in[0] * in[1] * in[2]); }
@@ -75,7 +75,8 @@ void for_each_run(const Geo& g, const E* x, std::size_t l0, std::size_t l1, F&& 
                     std::int64_t od = li0 / (OH * OW), oh = (li0 / OW) % OH, ow = li0 % OW;
                     std::size_t l = l0;
                     while (l < l1) {
-                        const std::size_t n = std::min<std::size_t>(l1 - l, static_cast<std::size_t>(OW - ow));
+                        const std::size_t n =
+                            std::min<std::size_t>(l1 - l, static_cast<std::size_t>(OW - ow));
                         const std::int64_t id = od * g.s[0] - g.p[0] + kd * g.d[0];
                         const std::int64_t ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
                         const bool inside = id >= 0 && id < ID && ih >= 0 && ih < IH;
@@ -95,8 +96,8 @@ inline void valid_range(std::int64_t iw0, std::int64_t sw, std::size_t n, std::i
     const std::int64_t lo = iw0 >= 0 ? 0 : (-iw0 + sw - 1) / sw;
     const std::int64_t hi = iw0 >= iw ? 0 : (iw - iw0 + sw - 1) / sw;
     j0 = static_cast<std::size_t>(std::min<std::int64_t>(lo, static_cast<std::int64_t>(n)));
-    j1 = static_cast<std::size_t>(std::clamp<std::int64_t>(hi, static_cast<std::int64_t>(j0),
-                                                           static_cast<std::int64_t>(n)));
+    j1 = static_cast<std::size_t>(
+        std::clamp<std::int64_t>(hi, static_cast<std::int64_t>(j0), static_cast<std::int64_t>(n)));
 }
 
 /// d[0, n) = s[0, n) in 64-byte moves, the last one ending at n (overlapping the one before):
@@ -134,8 +135,10 @@ bool im2col_dense_rows(const Geo& g, const E* x, std::size_t l0, std::size_t l1,
                     E* __restrict d = dst;
                     for (std::int64_t row = b0 / OW; row < b1 / OW; ++row) {
                         const std::int64_t od = row / OH, oh = row % OH;
-                        const E* __restrict src = xc + ((od * g.s[0] + kd * g.d[0]) * IH +
-                                                        oh * g.s[1] + kh * g.d[1]) * IW + kw * g.d[2];
+                        const E* __restrict src =
+                            xc +
+                            ((od * g.s[0] + kd * g.d[0]) * IH + oh * g.s[1] + kh * g.d[1]) * IW +
+                            kw * g.d[2];
                         copy_span(d, src, static_cast<std::size_t>(OW));
                         d += OW;
                     }
@@ -237,8 +240,8 @@ inline void row_tile(std::size_t k, const E* __restrict a, std::size_t lda,
 /// columns, row-wise axpy for the last rows. OpenBLAS pays for packing and blocking that such
 /// thin products never amortise.
 template <class E>
-void thin_gemm_rows(std::size_t m, std::size_t n, std::size_t k, const E* a,
-                    const E* const* brow, E* c, std::size_t ldc) {
+void thin_gemm_rows(std::size_t m, std::size_t n, std::size_t k, const E* a, const E* const* brow,
+                    E* c, std::size_t ldc) {
     constexpr std::size_t MR = 8, NR = 128 / sizeof(E);
     const std::size_t m8 = m / MR * MR, nt = n / NR * NR;
     for (std::size_t i = 0; i < m8; i += MR)
@@ -473,8 +476,7 @@ void forward_core(const Geo& g, const E* in, const E* w, const E* bias, E* out) 
                 const E** brow = scratch<const E*>(rows);
                 for (std::size_t r = 0; r < rows; ++r) brow[r] = panel + r * ldb;
                 thin_gemm_rows(og, n, rows, wg, brow, o, L);
-            }
-            else {
+            } else {
                 gemm(false, false, og, n, rows, wg, rows, panel, ldb, E(0), o, L);
             }
             if (bias) {
@@ -494,9 +496,11 @@ void input_core(const Geo& g, const E* out_grad, const E* w, E* in_grad) {
     const std::size_t L = g.out_plane(), K = g.kernel(), rows = g.rows(), og = g.og(), cg = g.cg();
     const std::size_t images = g.batch * g.groups;
     const std::size_t threads = num_threads();
-    std::size_t cblocks = images >= 2 * threads ? 1 : std::min(cg, (2 * threads + images - 1) / images);
+    std::size_t cblocks =
+        images >= 2 * threads ? 1 : std::min(cg, (2 * threads + images - 1) / images);
     // Keep each block's panel near L2 size as well.
-    cblocks = std::max(cblocks, std::min(cg, (rows * L * sizeof(E) + 4 * kPanelBytes - 1) / (4 * kPanelBytes)));
+    cblocks = std::max(
+        cblocks, std::min(cg, (rows * L * sizeof(E) + 4 * kPanelBytes - 1) / (4 * kPanelBytes)));
     const std::size_t cper = (cg + cblocks - 1) / cblocks;
     cblocks = (cg + cper - 1) / cper;
     std::memset(in_grad, 0, g.batch * g.cin * g.in_plane() * sizeof(E));
@@ -690,13 +694,15 @@ std::optional<CpuTensor> input_by_full_conv(const Geo& g, const CpuTensor& out_g
 /// Adds bias[c] to every element of channel c of a [B, C, ...] dense tensor.
 void add_channel_bias(CpuTensor& out, const CpuTensor& bias) {
     const CpuTensor bc = contiguous(bias);
-    const std::size_t B = out.shape[0], C = out.shape[1], L = out.num_elements() / std::max<std::size_t>(1, B * C);
+    const std::size_t B = out.shape[0], C = out.shape[1],
+                      L = out.num_elements() / std::max<std::size_t>(1, B * C);
     float_dispatch(out.dtype, "conv_transpose", [&](auto e) {
         using E = decltype(e);
         {
             E* o = out.data<E>();
             const E* bv = bc.data<E>();
-            parallel_for(B * C, std::max<std::size_t>(1, kParallelGrain / std::max<std::size_t>(1, L)),
+            parallel_for(B * C,
+                         std::max<std::size_t>(1, kParallelGrain / std::max<std::size_t>(1, L)),
                          [&](std::size_t i0, std::size_t i1) {
                              for (std::size_t i = i0; i < i1; ++i) {
                                  const E v = bv[i % C];
@@ -710,7 +716,8 @@ void add_channel_bias(CpuTensor& out, const CpuTensor& bias) {
 
 }  // namespace
 
-CpuTensor Kernels::conv(CpuTensor x, CpuTensor w, std::optional<CpuTensor> bias, const SpatialArgs& a) {
+CpuTensor Kernels::conv(CpuTensor x, CpuTensor w, std::optional<CpuTensor> bias,
+                        const SpatialArgs& a) {
     const Shape out = backend::conv_shape(x.shape, w.shape, a);
     const Geo g = backend::conv_geometry(x.shape, w.shape, out, a);
     return run_forward(g, x, w, bias, out);
@@ -722,7 +729,8 @@ CpuTensor Kernels::conv_x_backward(CpuTensor x, CpuTensor w, CpuTensor grad, con
     return run_input(g, grad, w, x.shape);
 }
 
-CpuTensor Kernels::conv_weight_backward(CpuTensor x, CpuTensor w, CpuTensor grad, const SpatialArgs& a) {
+CpuTensor Kernels::conv_weight_backward(CpuTensor x, CpuTensor w, CpuTensor grad,
+                                        const SpatialArgs& a) {
     const Geo g = backend::conv_geometry(x.shape, w.shape, grad.shape, a);
     return run_weight(g, x, grad, w.shape);
 }
@@ -731,13 +739,14 @@ CpuTensor Kernels::conv_bias_backward(CpuTensor grad) {
     // Sum over the batch and the spatial dims: view as [B, C, L] and reduce dims 2 then 0.
     const std::size_t B = grad.shape[0], C = grad.shape[1];
     const CpuTensor g = contiguous(std::move(grad));
-    CpuTensor v = backend::reshape<Kernels>(g, Shape{B, C, g.num_elements() / std::max<std::size_t>(1, B * C)});
+    CpuTensor v = backend::reshape<Kernels>(
+        g, Shape{B, C, g.num_elements() / std::max<std::size_t>(1, B * C)});
     CpuTensor s = reduce_dim(ReduceOp::Sum, reduce_dim(ReduceOp::Sum, std::move(v), 2), 0);
     return backend::reshape<Kernels>(std::move(s), Shape{C});
 }
 
 CpuTensor Kernels::conv_transpose(CpuTensor x, CpuTensor w, std::optional<CpuTensor> bias,
-                         const SpatialArgs& a) {
+                                  const SpatialArgs& a) {
     // The input-gradient of the convolution (weight w) that maps the output back onto x.
     const Shape out = backend::conv_transpose_shape(x.shape, w.shape, a);
     const Geo g = backend::conv_geometry(out, w.shape, x.shape, a);
@@ -747,13 +756,13 @@ CpuTensor Kernels::conv_transpose(CpuTensor x, CpuTensor w, std::optional<CpuTen
 }
 
 CpuTensor Kernels::conv_transpose_x_backward(CpuTensor x, CpuTensor w, CpuTensor grad,
-                                    const SpatialArgs& a) {
+                                             const SpatialArgs& a) {
     const Geo g = backend::conv_geometry(grad.shape, w.shape, x.shape, a);
     return run_forward(g, grad, w, std::nullopt, x.shape);
 }
 
 CpuTensor Kernels::conv_transpose_weight_backward(CpuTensor x, CpuTensor w, CpuTensor grad,
-                                         const SpatialArgs& a) {
+                                                  const SpatialArgs& a) {
     const Geo g = backend::conv_geometry(grad.shape, w.shape, x.shape, a);
     return run_weight(g, grad, x, w.shape);
 }

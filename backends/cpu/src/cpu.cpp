@@ -2,6 +2,7 @@
 // The device kernels of the CPU kernel set (one device, nothing queued), and the checks of the
 // kernel set and of the op table, once, for every instantiation the library ships.
 #include "burn/backend/cpu.hpp"
+
 #include "burn/tensor/backend.hpp"
 
 namespace burn::cpu {

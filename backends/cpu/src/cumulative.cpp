@@ -46,7 +46,8 @@ struct Scan {
             // Branch-free NaN-propagating max/min (a NaN running value stays; a NaN value wins).
             // Ties take the new element, as PyTorch (the sign of a zero can differ).
             const bool take = K == CumOp::Max ? v >= acc : v <= acc;
-            if constexpr (std::is_floating_point_v<E>) return (take || v != v) && acc == acc ? v : acc;
+            if constexpr (std::is_floating_point_v<E>)
+                return (take || v != v) && acc == acc ? v : acc;
             else return take ? v : acc;
         }
     }

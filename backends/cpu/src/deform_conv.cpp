@@ -34,9 +34,9 @@
 // mask; a shared machine, so rough): f32 forward 6.3 ms, backward 35 ms; f64 11 / 58 ms.
 // torchvision 0.14's CPU kernel, same input, same moment: f32 forward 57 ms, forward + backward
 // 422 ms; f64 104 / 505 ms.
-#include <Eigen/Core>
 #include <tbb/task_arena.h>
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -64,7 +64,8 @@ Geom geometry(const CpuTensor& x, const CpuTensor& w, const SpatialArgs& a) {
     g.wg = std::max<std::size_t>(1, a.groups), g.og = std::max<std::size_t>(1, a.offset_groups);
     g.sh = static_cast<std::int64_t>(a.stride[0]), g.sw = static_cast<std::int64_t>(a.stride[1]);
     g.ph = static_cast<std::int64_t>(a.padding[0]), g.pw = static_cast<std::int64_t>(a.padding[1]);
-    g.dh = static_cast<std::int64_t>(a.dilation[0]), g.dw = static_cast<std::int64_t>(a.dilation[1]);
+    g.dh = static_cast<std::int64_t>(a.dilation[0]),
+    g.dw = static_cast<std::int64_t>(a.dilation[1]);
     g.oh = conv_output_size(g.h, g.kh, a.stride[0], a.padding[0], a.dilation[0]);
     g.ow = conv_output_size(g.w, g.kw, a.stride[1], a.padding[1], a.dilation[1]);
     return g;
@@ -79,7 +80,8 @@ void check_plane(const Geom& g, const char* op) {
 /// Images per chunk: at least one, more while the column buffer stays under ~4M elements.
 std::size_t chunk_images(const Geom& g) {
     const std::size_t per_image = std::max<std::size_t>(1, g.c_in * g.kk() * g.L());
-    return std::clamp<std::size_t>((std::size_t{1} << 22) / per_image, 1, std::max<std::size_t>(1, g.b));
+    return std::clamp<std::size_t>((std::size_t{1} << 22) / per_image, 1,
+                                   std::max<std::size_t>(1, g.b));
 }
 
 /// One sampling point: the plane indices of its four bilinear corners (top-left, top-right,
@@ -150,27 +152,28 @@ void make_taps(const Geom& g, const E* offset, const E* mask, std::size_t b0, st
     const auto h = static_cast<std::int64_t>(g.h), w = static_cast<std::int64_t>(g.w);
     parallel_for(rows, std::max<std::size_t>(1, 4096 / std::max<std::size_t>(1, L)),
                  [&](std::size_t r0, std::size_t r1) {
-        for (std::size_t r = r0; r < r1; ++r) {
-            const std::size_t k = r % kk, ig = r / kk;  // ig = img * og + g
-            const std::size_t i = k / g.kw, j = k % g.kw;
-            // offset channels 2k (dy) and 2k + 1 (dx) of group g of image b0 + img
-            const E* off = offset + ((b0 * g.og + ig) * 2 * kk + 2 * k) * L;
-            const E* m = mask ? mask + ((b0 * g.og + ig) * kk + k) * L : nullptr;
-            Tap<E>* out = taps + r * L;
-            TapDeriv<E>* dout = deriv ? deriv + r * L : nullptr;
-            for (std::size_t oy = 0; oy < g.oh; ++oy) {
-                const auto by = static_cast<std::int64_t>(oy) * g.sh - g.ph +
-                                static_cast<std::int64_t>(i) * g.dh;
-                for (std::size_t ox = 0; ox < g.ow; ++ox) {
-                    const auto bx = static_cast<std::int64_t>(ox) * g.sw - g.pw +
-                                    static_cast<std::int64_t>(j) * g.dw;
-                    const std::size_t p = oy * g.ow + ox;
-                    sample_point<E>(E(by) + off[p], E(bx) + off[L + p], m ? m[p] : E(1), h, w,
-                                    out[p], dout ? dout + p : nullptr);
-                }
-            }
-        }
-    });
+                     for (std::size_t r = r0; r < r1; ++r) {
+                         const std::size_t k = r % kk, ig = r / kk;  // ig = img * og + g
+                         const std::size_t i = k / g.kw, j = k % g.kw;
+                         // offset channels 2k (dy) and 2k + 1 (dx) of group g of image b0 + img
+                         const E* off = offset + ((b0 * g.og + ig) * 2 * kk + 2 * k) * L;
+                         const E* m = mask ? mask + ((b0 * g.og + ig) * kk + k) * L : nullptr;
+                         Tap<E>* out = taps + r * L;
+                         TapDeriv<E>* dout = deriv ? deriv + r * L : nullptr;
+                         for (std::size_t oy = 0; oy < g.oh; ++oy) {
+                             const auto by = static_cast<std::int64_t>(oy) * g.sh - g.ph +
+                                             static_cast<std::int64_t>(i) * g.dh;
+                             for (std::size_t ox = 0; ox < g.ow; ++ox) {
+                                 const auto bx = static_cast<std::int64_t>(ox) * g.sw - g.pw +
+                                                 static_cast<std::int64_t>(j) * g.dw;
+                                 const std::size_t p = oy * g.ow + ox;
+                                 sample_point<E>(E(by) + off[p], E(bx) + off[L + p],
+                                                 m ? m[p] : E(1), h, w, out[p],
+                                                 dout ? dout + p : nullptr);
+                             }
+                         }
+                     }
+                 });
 }
 
 /// Deformable im2col of a chunk: cols[(c * kk + k)][img * L + p] (row length nb * L), each value
@@ -184,26 +187,27 @@ void im2col(const Geom& g, const E* x, const Tap<E>* taps, std::size_t b0, std::
     const std::size_t units = nb * g.og * kk * nblk;
     parallel_for(units, std::max<std::size_t>(1, 16384 / std::max<std::size_t>(1, kPixBlock * cpg)),
                  [&](std::size_t u0, std::size_t u1) {
-        for (std::size_t u = u0; u < u1; ++u) {
-            const std::size_t blk = u % nblk, r = u / nblk;  // r = (img * og + grp) * kk + k
-            const std::size_t k = r % kk, grp = (r / kk) % g.og, img = r / (kk * g.og);
-            const std::size_t p0 = blk * kPixBlock, np = std::min(kPixBlock, L - p0);
-            const Tap<E>* __restrict t = taps + r * L + p0;
-            for (std::size_t c = grp * cpg; c < (grp + 1) * cpg; ++c) {
-                E* __restrict dst = cols + (c * kk + k) * N + img * L + p0;
-                if (plane == 0) {  // an empty image: every sample is outside
-                    std::fill(dst, dst + np, E(0));
-                    continue;
-                }
-                const E* __restrict src = x + ((b0 + img) * g.c_in + c) * plane;
-                for (std::size_t p = 0; p < np; ++p) {
-                    const Tap<E>& q = t[p];
-                    dst[p] = q.wt[0] * src[q.idx[0]] + q.wt[1] * src[q.idx[1]] +
-                             q.wt[2] * src[q.idx[2]] + q.wt[3] * src[q.idx[3]];
-                }
-            }
-        }
-    });
+                     for (std::size_t u = u0; u < u1; ++u) {
+                         const std::size_t blk = u % nblk,
+                                           r = u / nblk;  // r = (img * og + grp) * kk + k
+                         const std::size_t k = r % kk, grp = (r / kk) % g.og, img = r / (kk * g.og);
+                         const std::size_t p0 = blk * kPixBlock, np = std::min(kPixBlock, L - p0);
+                         const Tap<E>* __restrict t = taps + r * L + p0;
+                         for (std::size_t c = grp * cpg; c < (grp + 1) * cpg; ++c) {
+                             E* __restrict dst = cols + (c * kk + k) * N + img * L + p0;
+                             if (plane == 0) {  // an empty image: every sample is outside
+                                 std::fill(dst, dst + np, E(0));
+                                 continue;
+                             }
+                             const E* __restrict src = x + ((b0 + img) * g.c_in + c) * plane;
+                             for (std::size_t p = 0; p < np; ++p) {
+                                 const Tap<E>& q = t[p];
+                                 dst[p] = q.wt[0] * src[q.idx[0]] + q.wt[1] * src[q.idx[1]] +
+                                          q.wt[2] * src[q.idx[2]] + q.wt[3] * src[q.idx[3]];
+                             }
+                         }
+                     }
+                 });
 }
 
 template <class E>
@@ -221,9 +225,10 @@ std::size_t num_threads() {
 
 /// Splits `len` into blocks of at least `min_block` (a multiple of `align`), about 4 per thread
 /// over `tasks` independent pieces: fewer, larger GEMMs repack their shared operand less often.
-std::size_t block_size(std::size_t len, std::size_t tasks, std::size_t min_block, std::size_t align) {
-    const std::size_t per = std::max<std::size_t>(
-        1, (4 * num_threads() + tasks - 1) / std::max<std::size_t>(1, tasks));
+std::size_t block_size(std::size_t len, std::size_t tasks, std::size_t min_block,
+                       std::size_t align) {
+    const std::size_t per =
+        std::max<std::size_t>(1, (4 * num_threads() + tasks - 1) / std::max<std::size_t>(1, tasks));
     std::size_t blk = (len + per - 1) / per;
     blk = (blk + align - 1) / align * align;
     return std::max<std::size_t>(1, std::min(len, std::max(blk, min_block)));
@@ -302,15 +307,15 @@ DeformConv2dBackward<CpuTensor> backward_impl(const CpuTensor& xt, const CpuTens
         E* gb = bias_grad->data<E>();
         parallel_for(g.c_out, std::max<std::size_t>(1, 8192 / std::max<std::size_t>(1, g.b * L)),
                      [&](std::size_t o0, std::size_t o1) {
-            for (std::size_t o = o0; o < o1; ++o) {
-                E s = 0;
-                for (std::size_t n = 0; n < g.b; ++n) {
-                    const E* __restrict r = gy + (n * g.c_out + o) * L;
-                    for (std::size_t p = 0; p < L; ++p) s += r[p];
-                }
-                gb[o] = s;
-            }
-        });
+                         for (std::size_t o = o0; o < o1; ++o) {
+                             E s = 0;
+                             for (std::size_t n = 0; n < g.b; ++n) {
+                                 const E* __restrict r = gy + (n * g.c_out + o) * L;
+                                 for (std::size_t p = 0; p < L; ++p) s += r[p];
+                             }
+                             gb[o] = s;
+                         }
+                     });
     }
     // Nothing sampled (an empty image samples zeros, whose gradients are zero too).
     if (g.b == 0 || L == 0 || plane == 0 || g.c_in == 0)
@@ -384,8 +389,10 @@ DeformConv2dBackward<CpuTensor> backward_impl(const CpuTensor& xt, const CpuTens
                         const std::int32_t* i = t[p].idx;
                         const TapDeriv<E>& q = d[p];
                         const E v0 = src[i[0]], v1 = src[i[1]], v2 = src[i[2]], v3 = src[i[3]];
-                        acc_y[p] += cg[p] * (q.dy[0] * v0 + q.dy[1] * v1 + q.dy[2] * v2 + q.dy[3] * v3);
-                        acc_x[p] += cg[p] * (q.dx[0] * v0 + q.dx[1] * v1 + q.dx[2] * v2 + q.dx[3] * v3);
+                        acc_y[p] +=
+                            cg[p] * (q.dy[0] * v0 + q.dy[1] * v1 + q.dy[2] * v2 + q.dy[3] * v3);
+                        acc_x[p] +=
+                            cg[p] * (q.dx[0] * v0 + q.dx[1] * v1 + q.dx[2] * v2 + q.dx[3] * v3);
                         if constexpr (kMask)
                             acc_m[p] += cg[p] * (q.val[0] * v0 + q.val[1] * v1 + q.val[2] * v2 +
                                                  q.val[3] * v3);
@@ -416,13 +423,15 @@ DeformConv2dBackward<CpuTensor> backward_impl(const CpuTensor& xt, const CpuTens
         // x_grad: scatter column_grad with the (masked) bilinear weights. A task owns the planes
         // of a block of up to 8 channels of one offset group of one image (no atomics, and the
         // sum order is fixed); within it, each block of taps is reused for every channel.
-        const std::size_t cblk =
-            std::clamp<std::size_t>(nb * g.c_in / (4 * num_threads()), 1, std::min<std::size_t>(8, cpg));
+        const std::size_t cblk = std::clamp<std::size_t>(nb * g.c_in / (4 * num_threads()), 1,
+                                                         std::min<std::size_t>(8, cpg));
         const std::size_t ncblk = (cpg + cblk - 1) / cblk;
         parallel_for(nb * g.og * ncblk, 1, [&](std::size_t u0, std::size_t u1) {
             for (std::size_t u = u0; u < u1; ++u) {
-                const std::size_t cbi = u % ncblk, grp = (u / ncblk) % g.og, img = u / (ncblk * g.og);
-                const std::size_t c0 = grp * cpg + cbi * cblk, c1 = std::min(c0 + cblk, (grp + 1) * cpg);
+                const std::size_t cbi = u % ncblk, grp = (u / ncblk) % g.og,
+                                  img = u / (ncblk * g.og);
+                const std::size_t c0 = grp * cpg + cbi * cblk,
+                                  c1 = std::min(c0 + cblk, (grp + 1) * cpg);
                 for (std::size_t k = 0; k < kk; ++k) {
                     const Tap<E>* tk = taps.get() + ((img * g.og + grp) * kk + k) * L;
                     for (std::size_t p0 = 0; p0 < L; p0 += kPixBlock) {
@@ -467,9 +476,11 @@ Dense dense(CpuTensor x, CpuTensor offset, CpuTensor w, std::optional<CpuTensor>
 
 }  // namespace
 
-CpuTensor Kernels::deform_conv2d(CpuTensor x, CpuTensor offset, CpuTensor w, std::optional<CpuTensor> mask,
-                        std::optional<CpuTensor> bias, const SpatialArgs& a) {
-    Dense d = dense(std::move(x), std::move(offset), std::move(w), std::move(mask), std::move(bias));
+CpuTensor Kernels::deform_conv2d(CpuTensor x, CpuTensor offset, CpuTensor w,
+                                 std::optional<CpuTensor> mask, std::optional<CpuTensor> bias,
+                                 const SpatialArgs& a) {
+    Dense d =
+        dense(std::move(x), std::move(offset), std::move(w), std::move(mask), std::move(bias));
     const Geom g = geometry(d.x, d.w, a);
     check_plane(g, "deform_conv2d");
     return dispatch(d.x.dtype, [&](auto e) -> CpuTensor {
@@ -482,11 +493,11 @@ CpuTensor Kernels::deform_conv2d(CpuTensor x, CpuTensor offset, CpuTensor w, std
     });
 }
 
-DeformConv2dBackward<CpuTensor> Kernels::deform_conv2d_backward(CpuTensor x, CpuTensor offset, CpuTensor w,
-                                                       std::optional<CpuTensor> mask,
-                                                       std::optional<CpuTensor> bias,
-                                                       CpuTensor grad, const SpatialArgs& a) {
-    Dense d = dense(std::move(x), std::move(offset), std::move(w), std::move(mask), std::move(bias));
+DeformConv2dBackward<CpuTensor> Kernels::deform_conv2d_backward(
+    CpuTensor x, CpuTensor offset, CpuTensor w, std::optional<CpuTensor> mask,
+    std::optional<CpuTensor> bias, CpuTensor grad, const SpatialArgs& a) {
+    Dense d =
+        dense(std::move(x), std::move(offset), std::move(w), std::move(mask), std::move(bias));
     d.grad = contiguous(std::move(grad));
     const Geom g = geometry(d.x, d.w, a);
     check_plane(g, "deform_conv2d_backward");

@@ -44,7 +44,8 @@ decltype(auto) dispatch(DType d, F&& f) {
         case DType::I32: return f(std::int32_t{});
         case DType::I16: return f(std::int16_t{});
         case DType::I8: return f(std::int8_t{});
-        case DType::U8: case DType::Bool: return f(std::uint8_t{});
+        case DType::U8:
+        case DType::Bool: return f(std::uint8_t{});
         default: break;
     }
     detail::fail("cpu backend: dtype ", dtype_name(d), " is not a storage type of this backend");
@@ -77,7 +78,8 @@ public:
             if (rank_ > 0) {
                 bool mergeable = true;
                 for (std::size_t k = 0; k < N; ++k)
-                    if (strides[k][d] * static_cast<std::int64_t>(shape[d]) != strides_[k][rank_ - 1])
+                    if (strides[k][d] * static_cast<std::int64_t>(shape[d]) !=
+                        strides_[k][rank_ - 1])
                         mergeable = false;
                 if (mergeable) {
                     dims_[rank_ - 1] *= shape[d];

@@ -5,12 +5,13 @@
 // (vectorised), then horizontally by gathering from that buffer; the backward runs the same two
 // steps transposed. Forward is parallel over output rows, backward over planes (the rows of one
 // plane scatter into the same input rows).
+#include "burn/backend/interpolate.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
-#include "burn/backend/interpolate.hpp"
 #include "internal.hpp"
 
 namespace burn::cpu {
@@ -36,19 +37,21 @@ template <class E>
 void nearest_forward(const E* __restrict x, E* __restrict y, const Dims& d, const Taps<E>& th,
                      const Taps<E>& tw) {
     const i64* __restrict iw = tw.idx.data();
-    parallel_for(d.planes * d.OH, std::max<std::size_t>(1, kParallelGrain / d.OW),
-                 [&](std::size_t r0, std::size_t r1) {
-        for (std::size_t r = r0; r < r1; ++r) {
-            const std::size_t p = r / d.OH, oh = r % d.OH;
-            E* __restrict out = y + r * d.OW;
-            if (r > r0 && oh > 0 && th.idx[oh] == th.idx[oh - 1]) {  // upsampling repeats rows
-                std::memcpy(out, out - d.OW, d.OW * sizeof(E));
-                continue;
+    parallel_for(
+        d.planes * d.OH, std::max<std::size_t>(1, kParallelGrain / d.OW),
+        [&](std::size_t r0, std::size_t r1) {
+            for (std::size_t r = r0; r < r1; ++r) {
+                const std::size_t p = r / d.OH, oh = r % d.OH;
+                E* __restrict out = y + r * d.OW;
+                if (r > r0 && oh > 0 && th.idx[oh] == th.idx[oh - 1]) {  // upsampling repeats rows
+                    std::memcpy(out, out - d.OW, d.OW * sizeof(E));
+                    continue;
+                }
+                const E* __restrict row =
+                    x + p * d.H * d.W + static_cast<std::size_t>(th.idx[oh]) * d.W;
+                for (std::size_t ow = 0; ow < d.OW; ++ow) out[ow] = row[iw[ow]];
             }
-            const E* __restrict row = x + p * d.H * d.W + static_cast<std::size_t>(th.idx[oh]) * d.W;
-            for (std::size_t ow = 0; ow < d.OW; ++ow) out[ow] = row[iw[ow]];
-        }
-    });
+        });
 }
 
 template <class E>
@@ -57,16 +60,17 @@ void nearest_backward(const E* __restrict gy, E* __restrict gx, const Dims& d, c
     const i64* __restrict iw = tw.idx.data();
     parallel_for(d.planes, std::max<std::size_t>(1, kParallelGrain / (d.OH * d.OW)),
                  [&](std::size_t p0, std::size_t p1) {
-        for (std::size_t p = p0; p < p1; ++p) {
-            E* plane = gx + p * d.H * d.W;
-            std::fill(plane, plane + d.H * d.W, E(0));  // zeroed here: in parallel, in cache
-            for (std::size_t oh = 0; oh < d.OH; ++oh) {
-                E* __restrict row = plane + static_cast<std::size_t>(th.idx[oh]) * d.W;
-                const E* __restrict g = gy + (p * d.OH + oh) * d.OW;
-                for (std::size_t ow = 0; ow < d.OW; ++ow) row[iw[ow]] += g[ow];
-            }
-        }
-    });
+                     for (std::size_t p = p0; p < p1; ++p) {
+                         E* plane = gx + p * d.H * d.W;
+                         std::fill(plane, plane + d.H * d.W,
+                                   E(0));  // zeroed here: in parallel, in cache
+                         for (std::size_t oh = 0; oh < d.OH; ++oh) {
+                             E* __restrict row = plane + static_cast<std::size_t>(th.idx[oh]) * d.W;
+                             const E* __restrict g = gy + (p * d.OH + oh) * d.OW;
+                             for (std::size_t ow = 0; ow < d.OW; ++ow) row[iw[ow]] += g[ow];
+                         }
+                     }
+                 });
 }
 
 /// Bilinear (KH = KW = 2) and bicubic (4) forward: vertical pass into a row buffer, then the
@@ -77,65 +81,69 @@ void separable_forward(const E* __restrict x, E* __restrict y, const Dims& d, co
     const std::size_t work = K * (d.W + d.OW);
     parallel_for(d.planes * d.OH, std::max<std::size_t>(1, kParallelGrain / work),
                  [&](std::size_t r0, std::size_t r1) {
-        std::vector<E> buffer(d.W);
-        E* __restrict buf = buffer.data();
-        const i64* __restrict iw = tw.idx.data();
-        const E* __restrict ww = tw.w.data();
-        for (std::size_t r = r0; r < r1; ++r) {
-            const std::size_t p = r / d.OH, oh = r % d.OH;
-            const E* plane = x + p * d.H * d.W;
-            const E* rows[K];
-            E wy[K];
-            for (std::size_t j = 0; j < K; ++j) {
-                rows[j] = plane + static_cast<std::size_t>(th.idx[K * oh + j]) * d.W;
-                wy[j] = th.w[K * oh + j];
-            }
-            {
-                const E* __restrict r0p = rows[0];
-                const E w0 = wy[0];
-                for (std::size_t w = 0; w < d.W; ++w) buf[w] = w0 * r0p[w];
-            }
-            for (std::size_t j = 1; j < K; ++j) {
-                const E* __restrict rj = rows[j];
-                const E wj = wy[j];
-                for (std::size_t w = 0; w < d.W; ++w) buf[w] += wj * rj[w];
-            }
-            E* __restrict out = y + r * d.OW;
-            for (std::size_t ow = 0; ow < d.OW; ++ow) {
-                E s = 0;
-                for (std::size_t j = 0; j < K; ++j) s += ww[K * ow + j] * buf[iw[K * ow + j]];
-                out[ow] = s;
-            }
-        }
-    });
+                     std::vector<E> buffer(d.W);
+                     E* __restrict buf = buffer.data();
+                     const i64* __restrict iw = tw.idx.data();
+                     const E* __restrict ww = tw.w.data();
+                     for (std::size_t r = r0; r < r1; ++r) {
+                         const std::size_t p = r / d.OH, oh = r % d.OH;
+                         const E* plane = x + p * d.H * d.W;
+                         const E* rows[K];
+                         E wy[K];
+                         for (std::size_t j = 0; j < K; ++j) {
+                             rows[j] = plane + static_cast<std::size_t>(th.idx[K * oh + j]) * d.W;
+                             wy[j] = th.w[K * oh + j];
+                         }
+                         {
+                             const E* __restrict r0p = rows[0];
+                             const E w0 = wy[0];
+                             for (std::size_t w = 0; w < d.W; ++w) buf[w] = w0 * r0p[w];
+                         }
+                         for (std::size_t j = 1; j < K; ++j) {
+                             const E* __restrict rj = rows[j];
+                             const E wj = wy[j];
+                             for (std::size_t w = 0; w < d.W; ++w) buf[w] += wj * rj[w];
+                         }
+                         E* __restrict out = y + r * d.OW;
+                         for (std::size_t ow = 0; ow < d.OW; ++ow) {
+                             E s = 0;
+                             for (std::size_t j = 0; j < K; ++j)
+                                 s += ww[K * ow + j] * buf[iw[K * ow + j]];
+                             out[ow] = s;
+                         }
+                     }
+                 });
 }
 
 template <class E, std::size_t K>
-void separable_backward(const E* __restrict gy, E* __restrict gx, const Dims& d,
-                        const Taps<E>& th, const Taps<E>& tw) {
+void separable_backward(const E* __restrict gy, E* __restrict gx, const Dims& d, const Taps<E>& th,
+                        const Taps<E>& tw) {
     const std::size_t work = d.OH * K * (d.W + d.OW);
     parallel_for(d.planes, std::max<std::size_t>(1, kParallelGrain / work),
                  [&](std::size_t p0, std::size_t p1) {
-        std::vector<E> buffer(d.W);
-        E* __restrict buf = buffer.data();
-        const i64* __restrict iw = tw.idx.data();
-        const E* __restrict ww = tw.w.data();
-        for (std::size_t p = p0; p < p1; ++p) {
-            E* plane = gx + p * d.H * d.W;
-            std::fill(plane, plane + d.H * d.W, E(0));  // zeroed here: in parallel, in cache
-            for (std::size_t oh = 0; oh < d.OH; ++oh) {
-                const E* __restrict g = gy + (p * d.OH + oh) * d.OW;
-                std::fill(buf, buf + d.W, E(0));
-                for (std::size_t ow = 0; ow < d.OW; ++ow)
-                    for (std::size_t j = 0; j < K; ++j) buf[iw[K * ow + j]] += ww[K * ow + j] * g[ow];
-                for (std::size_t j = 0; j < K; ++j) {
-                    E* __restrict row = plane + static_cast<std::size_t>(th.idx[K * oh + j]) * d.W;
-                    const E wj = th.w[K * oh + j];
-                    for (std::size_t w = 0; w < d.W; ++w) row[w] += wj * buf[w];
-                }
-            }
-        }
-    });
+                     std::vector<E> buffer(d.W);
+                     E* __restrict buf = buffer.data();
+                     const i64* __restrict iw = tw.idx.data();
+                     const E* __restrict ww = tw.w.data();
+                     for (std::size_t p = p0; p < p1; ++p) {
+                         E* plane = gx + p * d.H * d.W;
+                         std::fill(plane, plane + d.H * d.W,
+                                   E(0));  // zeroed here: in parallel, in cache
+                         for (std::size_t oh = 0; oh < d.OH; ++oh) {
+                             const E* __restrict g = gy + (p * d.OH + oh) * d.OW;
+                             std::fill(buf, buf + d.W, E(0));
+                             for (std::size_t ow = 0; ow < d.OW; ++ow)
+                                 for (std::size_t j = 0; j < K; ++j)
+                                     buf[iw[K * ow + j]] += ww[K * ow + j] * g[ow];
+                             for (std::size_t j = 0; j < K; ++j) {
+                                 E* __restrict row =
+                                     plane + static_cast<std::size_t>(th.idx[K * oh + j]) * d.W;
+                                 const E wj = th.w[K * oh + j];
+                                 for (std::size_t w = 0; w < d.W; ++w) row[w] += wj * buf[w];
+                             }
+                         }
+                     }
+                 });
 }
 
 Dims dims_of(const Shape& x, std::array<std::size_t, 2> out) {
@@ -146,7 +154,7 @@ Dims dims_of(const Shape& x, std::array<std::size_t, 2> out) {
 }  // namespace
 
 CpuTensor Kernels::interpolate(CpuTensor x, std::array<std::size_t, 2> output_size,
-                      const InterpolateOptions& options) {
+                               const InterpolateOptions& options) {
     const Dims d = dims_of(x.shape, output_size);
     x = contiguous(std::move(x));
     CpuTensor y = alloc(Shape{x.shape[0], x.shape[1], d.OH, d.OW}, x.dtype);
@@ -165,8 +173,9 @@ CpuTensor Kernels::interpolate(CpuTensor x, std::array<std::size_t, 2> output_si
     return y;
 }
 
-CpuTensor Kernels::interpolate_backward(CpuTensor x, CpuTensor grad, std::array<std::size_t, 2> output_size,
-                               const InterpolateOptions& options) {
+CpuTensor Kernels::interpolate_backward(CpuTensor x, CpuTensor grad,
+                                        std::array<std::size_t, 2> output_size,
+                                        const InterpolateOptions& options) {
     const char* op = "interpolate_backward";
     const Dims d = dims_of(x.shape, output_size);
     assert(grad.shape == Shape({x.shape[0], x.shape[1], d.OH, d.OW}) && grad.dtype == x.dtype);

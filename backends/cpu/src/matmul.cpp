@@ -214,8 +214,9 @@ void gemm_float(const Operand& A, const Operand& B, E* out, std::size_t nb, std:
     const E* b0 = reinterpret_cast<const E*>(B.base);
 
     // Fold [nb, m, k] x shared [k, n] into one [nb*m, k] x [k, n] product.
-    if (nb > 1 && !ta && std::all_of(B.offsets.begin(), B.offsets.end(),
-                                     [&](std::int64_t o) { return o == B.offsets[0]; })) {
+    if (nb > 1 && !ta && std::all_of(B.offsets.begin(), B.offsets.end(), [&](std::int64_t o) {
+            return o == B.offsets[0];
+        })) {
         bool stacked = true;
         const auto step = static_cast<std::int64_t>(m) * A.layout.ld;
         for (std::size_t i = 0; i < nb && stacked; ++i)
@@ -240,7 +241,8 @@ void gemm_float(const Operand& A, const Operand& B, E* out, std::size_t nb, std:
 #else
     // Split each product into `splits` row (or column) blocks so that the pieces fill the
     // threads evenly: nb * splits is a multiple of the thread count.
-    const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    const double flops =
+        2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
     const std::size_t threads = tbb_threads();
     constexpr double kMinTaskFlops = 4.0e6;  // below this a piece is not worth a task
     std::size_t splits = 1;
@@ -260,18 +262,19 @@ void gemm_float(const Operand& A, const Operand& B, E* out, std::size_t nb, std:
         if (by_rows) {  // C[lo:hi, :] = A[lo:hi, :] B
             a += ta ? static_cast<std::int64_t>(lo) : static_cast<std::int64_t>(lo) * lda;
             c += lo * n;
-            blas_gemm(ta, tb, static_cast<int>(hi - lo), static_cast<int>(n), static_cast<int>(k), a,
-                      lda, b, ldb, c, static_cast<int>(n));
+            blas_gemm(ta, tb, static_cast<int>(hi - lo), static_cast<int>(n), static_cast<int>(k),
+                      a, lda, b, ldb, c, static_cast<int>(n));
         } else {  // C[:, lo:hi] = A B[:, lo:hi]
             b += tb ? static_cast<std::int64_t>(lo) * ldb : static_cast<std::int64_t>(lo);
             c += lo;
-            blas_gemm(ta, tb, static_cast<int>(m), static_cast<int>(hi - lo), static_cast<int>(k), a,
-                      lda, b, ldb, c, static_cast<int>(n));
+            blas_gemm(ta, tb, static_cast<int>(m), static_cast<int>(hi - lo), static_cast<int>(k),
+                      a, lda, b, ldb, c, static_cast<int>(n));
         }
     };
     const std::size_t pieces = nb * splits;
     const double piece_flops = flops / static_cast<double>(splits);
-    if (pieces == 1 || threads == 1 || piece_flops * static_cast<double>(pieces) < 2 * kMinTaskFlops) {
+    if (pieces == 1 || threads == 1 ||
+        piece_flops * static_cast<double>(pieces) < 2 * kMinTaskFlops) {
         for (std::size_t p = 0; p < pieces; ++p) piece(p);
         return;
     }

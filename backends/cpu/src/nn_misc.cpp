@@ -44,32 +44,33 @@ void unfold_kernel(const E* __restrict x, E* __restrict y, std::size_t rows, std
     const std::size_t L = OH * OW;
     parallel_for(rows, std::max<std::size_t>(1, kParallelGrain / std::max<std::size_t>(1, L)),
                  [&](std::size_t r0, std::size_t r1) {
-        for (std::size_t r = r0; r < r1; ++r) {
-            const std::size_t kj = r % kw, ki = (r / kw) % kh, plane = r / (kw * kh);
-            const E* src = x + plane * H * W;
-            E* __restrict out = y + r * L;
-            const i64 bh = static_cast<i64>(ki) * dh - ph, bw = static_cast<i64>(kj) * dw - pw;
-            const auto [x0, x1] = valid_range(bw, sw, W, OW);
-            for (std::size_t oy = 0; oy < OH; ++oy) {
-                E* __restrict o = out + oy * OW;
-                const i64 iy = static_cast<i64>(oy) * sh + bh;
-                if (iy < 0 || iy >= static_cast<i64>(H)) {
-                    std::fill(o, o + OW, E(0));
-                    continue;
-                }
-                std::fill(o, o + x0, E(0));
-                const E* __restrict row = src + iy * static_cast<i64>(W);
-                if (sw == 1) {
-                    const E* __restrict from = row + (static_cast<i64>(x0) + bw);
-                    std::copy(from, from + (x1 - x0), o + x0);
-                } else {
-                    for (std::size_t ox = x0; ox < x1; ++ox)
-                        o[ox] = row[static_cast<i64>(ox) * sw + bw];
-                }
-                std::fill(o + x1, o + OW, E(0));
-            }
-        }
-    });
+                     for (std::size_t r = r0; r < r1; ++r) {
+                         const std::size_t kj = r % kw, ki = (r / kw) % kh, plane = r / (kw * kh);
+                         const E* src = x + plane * H * W;
+                         E* __restrict out = y + r * L;
+                         const i64 bh = static_cast<i64>(ki) * dh - ph,
+                                   bw = static_cast<i64>(kj) * dw - pw;
+                         const auto [x0, x1] = valid_range(bw, sw, W, OW);
+                         for (std::size_t oy = 0; oy < OH; ++oy) {
+                             E* __restrict o = out + oy * OW;
+                             const i64 iy = static_cast<i64>(oy) * sh + bh;
+                             if (iy < 0 || iy >= static_cast<i64>(H)) {
+                                 std::fill(o, o + OW, E(0));
+                                 continue;
+                             }
+                             std::fill(o, o + x0, E(0));
+                             const E* __restrict row = src + iy * static_cast<i64>(W);
+                             if (sw == 1) {
+                                 const E* __restrict from = row + (static_cast<i64>(x0) + bw);
+                                 std::copy(from, from + (x1 - x0), o + x0);
+                             } else {
+                                 for (std::size_t ox = x0; ox < x1; ++ox)
+                                     o[ox] = row[static_cast<i64>(ox) * sw + bw];
+                             }
+                             std::fill(o + x1, o + OW, E(0));
+                         }
+                     }
+                 });
 }
 
 [[noreturn, gnu::noinline, gnu::cold]] void index_out_of_range(const char* op, i64 k,
@@ -122,9 +123,10 @@ CpuTensor Kernels::embedding(CpuTensor weights, CpuTensor indices) {
         std::byte* dst = y.data<std::byte>();
         parallel_for(count, std::max<std::size_t>(1, kParallelGrain / std::max<std::size_t>(1, d)),
                      [&](std::size_t i0, std::size_t i1) {
-            for (std::size_t k = i0; k < i1; ++k)
-                std::memcpy(dst + k * bytes, w + static_cast<std::size_t>(idx[k]) * bytes, bytes);
-        });
+                         for (std::size_t k = i0; k < i1; ++k)
+                             std::memcpy(dst + k * bytes,
+                                         w + static_cast<std::size_t>(idx[k]) * bytes, bytes);
+                     });
     });
     return y;
 }
@@ -140,9 +142,8 @@ CpuTensor Kernels::embedding_backward(CpuTensor weights, CpuTensor grad, CpuTens
     {  // zeroed in parallel: a large table is mostly untouched by the rows added below
         const std::size_t bytes = gw.num_elements() * dtype_size(gw.dtype);
         std::byte* z = gw.data<std::byte>();
-        parallel_for(bytes, std::size_t{1} << 20, [&](std::size_t b0, std::size_t b1) {
-            std::memset(z + b0, 0, b1 - b0);
-        });
+        parallel_for(bytes, std::size_t{1} << 20,
+                     [&](std::size_t b0, std::size_t b1) { std::memset(z + b0, 0, b1 - b0); });
     }
     const std::size_t count = indices.num_elements();
     dispatch_index(indices.dtype, op, [&](auto i) {
@@ -158,8 +159,8 @@ CpuTensor Kernels::embedding_backward(CpuTensor weights, CpuTensor grad, CpuTens
             const std::size_t block = 16;
             const std::size_t blocks = (d + block - 1) / block;
             if (blocks >= 8 || n == 1) {
-                const std::size_t grain =
-                    std::max<std::size_t>(1, kParallelGrain / std::max<std::size_t>(1, count * block));
+                const std::size_t grain = std::max<std::size_t>(
+                    1, kParallelGrain / std::max<std::size_t>(1, count * block));
                 parallel_for(blocks, grain, [&](std::size_t b0, std::size_t b1) {
                     const std::size_t c0 = b0 * block, c1 = std::min(d, b1 * block);
                     for (std::size_t k = 0; k < count; ++k) {

@@ -55,7 +55,7 @@ void adam_loop(const E* p, const E* g, const E* m, const E* v, E* po, E* mo, E* 
 
 backend::AdamStepResult<CpuTensor> Kernels::adam_step(CpuTensor param, CpuTensor grad,
                                                       CpuTensor* moment_1, CpuTensor* moment_2,
-                         const backend::AdamHyper& h) {
+                                                      const backend::AdamHyper& h) {
     // burn::optim::Adam::step checked the shapes (and dequantized a quantized parameter).
     assert((param.dtype == DType::F32 || param.dtype == DType::F64) && grad.dtype == param.dtype &&
            grad.shape == param.shape);

@@ -177,25 +177,25 @@ void avg_pool_forward(const E* __restrict x, E* __restrict y, const Geom& g,
     const std::size_t rows = g.planes * g.OH;
     parallel_for(rows, grain_for(g.OW * static_cast<std::size_t>(g.kh * g.kw)),
                  [&](std::size_t r0, std::size_t r1) {
-        for (std::size_t r = r0; r < r1; ++r) {
-            const std::size_t p = r / g.OH, oh = r % g.OH;
-            const E* plane = x + p * g.plane_in();
-            E* __restrict out = y + r * g.OW;
-            std::fill(out, out + g.OW, E(0));
-            // Window sums tap by tap: each (row, column offset) adds a strided input row to the
-            // outputs it reaches, in the order PyTorch sums each window.
-            for (i64 h = hs.lo[oh]; h < hs.hi[oh]; ++h) {
-                const E* __restrict row = plane + h * static_cast<i64>(g.W);
-                for (const Taps& t : taps) tap_sum(row, out, t.lo, t.hi, g.sw, t.base);
-            }
-            const i64 hsize = hs.size[oh], hcount = hs.hi[oh] - hs.lo[oh];
-            for (std::size_t ow = 0; ow < g.OW; ++ow) {
-                const i64 div = count_include_pad ? hsize * ws.size[ow]
-                                                  : hcount * (ws.hi[ow] - ws.lo[ow]);
-                out[ow] = div > 0 ? out[ow] / static_cast<E>(div) : E(0);
-            }
-        }
-    });
+                     for (std::size_t r = r0; r < r1; ++r) {
+                         const std::size_t p = r / g.OH, oh = r % g.OH;
+                         const E* plane = x + p * g.plane_in();
+                         E* __restrict out = y + r * g.OW;
+                         std::fill(out, out + g.OW, E(0));
+                         // Window sums tap by tap: each (row, column offset) adds a strided input
+                         // row to the outputs it reaches, in the order PyTorch sums each window.
+                         for (i64 h = hs.lo[oh]; h < hs.hi[oh]; ++h) {
+                             const E* __restrict row = plane + h * static_cast<i64>(g.W);
+                             for (const Taps& t : taps) tap_sum(row, out, t.lo, t.hi, g.sw, t.base);
+                         }
+                         const i64 hsize = hs.size[oh], hcount = hs.hi[oh] - hs.lo[oh];
+                         for (std::size_t ow = 0; ow < g.OW; ++ow) {
+                             const i64 div = count_include_pad ? hsize * ws.size[ow]
+                                                               : hcount * (ws.hi[ow] - ws.lo[ow]);
+                             out[ow] = div > 0 ? out[ow] / static_cast<E>(div) : E(0);
+                         }
+                     }
+                 });
 }
 
 /// The transpose of tap_sum: row[o * stride + base] += v[o] for outputs [lo, hi).
@@ -214,29 +214,30 @@ void avg_pool_backward_kernel(const E* __restrict gy, E* __restrict gx, const Ge
     const AvgSpan hs = avg_spans(g.OH, g.H, g.kh, g.sh, g.ph);
     const AvgSpan ws = avg_spans(g.OW, g.W, g.kw, g.sw, g.pw);
     const std::vector<Taps> taps = column_taps(g.kw, 1, g.sw, g.pw, g.W, g.OW);
-    parallel_for(g.planes, grain_for(g.plane_in() + g.plane_out() * static_cast<std::size_t>(g.kh * g.kw)),
-                 [&](std::size_t p0, std::size_t p1) {
-        std::vector<E> share(g.OW);
-        E* __restrict v = share.data();
-        for (std::size_t p = p0; p < p1; ++p) {
-            E* plane = gx + p * g.plane_in();
-            std::fill(plane, plane + g.plane_in(), E(0));  // zeroed here: in parallel, in cache
-            for (std::size_t oh = 0; oh < g.OH; ++oh) {
-                // Each output's share of its gradient, then spread tap by tap over its window.
-                const E* __restrict go = gy + (p * g.OH + oh) * g.OW;
-                const i64 hsize = hs.size[oh], hcount = hs.hi[oh] - hs.lo[oh];
-                for (std::size_t ow = 0; ow < g.OW; ++ow) {
-                    const i64 div = count_include_pad ? hsize * ws.size[ow]
-                                                      : hcount * (ws.hi[ow] - ws.lo[ow]);
-                    v[ow] = div > 0 ? go[ow] / static_cast<E>(div) : E(0);
-                }
-                for (i64 h = hs.lo[oh]; h < hs.hi[oh]; ++h) {
-                    E* row = plane + h * static_cast<i64>(g.W);
-                    for (const Taps& t : taps) tap_spread(row, v, t.lo, t.hi, g.sw, t.base);
+    parallel_for(
+        g.planes, grain_for(g.plane_in() + g.plane_out() * static_cast<std::size_t>(g.kh * g.kw)),
+        [&](std::size_t p0, std::size_t p1) {
+            std::vector<E> share(g.OW);
+            E* __restrict v = share.data();
+            for (std::size_t p = p0; p < p1; ++p) {
+                E* plane = gx + p * g.plane_in();
+                std::fill(plane, plane + g.plane_in(), E(0));  // zeroed here: in parallel, in cache
+                for (std::size_t oh = 0; oh < g.OH; ++oh) {
+                    // Each output's share of its gradient, then spread tap by tap over its window.
+                    const E* __restrict go = gy + (p * g.OH + oh) * g.OW;
+                    const i64 hsize = hs.size[oh], hcount = hs.hi[oh] - hs.lo[oh];
+                    for (std::size_t ow = 0; ow < g.OW; ++ow) {
+                        const i64 div = count_include_pad ? hsize * ws.size[ow]
+                                                          : hcount * (ws.hi[ow] - ws.lo[ow]);
+                        v[ow] = div > 0 ? go[ow] / static_cast<E>(div) : E(0);
+                    }
+                    for (i64 h = hs.lo[oh]; h < hs.hi[oh]; ++h) {
+                        E* row = plane + h * static_cast<i64>(g.W);
+                        for (const Taps& t : taps) tap_spread(row, v, t.lo, t.hi, g.sw, t.base);
+                    }
                 }
             }
-        }
-    });
+        });
 }
 
 // ------------------------------------------------------------------------------ max pooling
@@ -289,8 +290,8 @@ void max_pool_2x2(const E* __restrict x, E* __restrict y, I* __restrict idx, con
 
 template <class E, class I, bool WithIdx>
 void max_pool_forward(const E* __restrict x, E* __restrict y, I* __restrict idx, const Geom& g) {
-    if (g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 &&
-        g.dh == 1 && g.dw == 1 && 2 * g.OH <= g.H && 2 * g.OW <= g.W) {
+    if (g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 && g.dh == 1 &&
+        g.dw == 1 && 2 * g.OH <= g.H && 2 * g.OW <= g.W) {
         max_pool_2x2<E, I, WithIdx>(x, y, idx, g);
         return;
     }
@@ -301,31 +302,34 @@ void max_pool_forward(const E* __restrict x, E* __restrict y, I* __restrict idx,
     const i64 W = static_cast<i64>(g.W), sw = g.sw;
     parallel_for(rows, grain_for(g.OW * static_cast<std::size_t>(g.kh * g.kw)),
                  [&](std::size_t r0, std::size_t r1) {
-        for (std::size_t r = r0; r < r1; ++r) {
-            const std::size_t p = r / g.OH, oh = r % g.OH;
-            const E* plane = x + p * g.plane_in();
-            E* __restrict out = y + r * g.OW;
-            I* __restrict oi = WithIdx ? idx + r * g.OW : nullptr;
-            const i64 h0 = hs.lo[oh], h1 = hs.hi[oh];
-            std::fill(out, out + g.OW, -std::numeric_limits<E>::infinity());
-            if constexpr (WithIdx)  // a window of -inf keeps its first cell
-                for (std::size_t ow = 0; ow < g.OW; ++ow) oi[ow] = static_cast<I>(h0 * W + ws.lo[ow]);
-            // Tap by tap, in PyTorch's order within each window (rows, then columns): the running
-            // maximum is replaced by a greater value or a NaN. Branch-free, so it vectorises.
-            for (i64 h = h0; h < h1; h += g.dh) {
-                const E* __restrict row = plane + h * W;
-                for (const Taps& t : taps) {
-                    if constexpr (WithIdx) tap_max_index(row, out, oi, t.lo, t.hi, sw, t.base, h * W);
-                    else tap_max(row, out, t.lo, t.hi, sw, t.base);
-                }
-            }
-        }
-    });
+                     for (std::size_t r = r0; r < r1; ++r) {
+                         const std::size_t p = r / g.OH, oh = r % g.OH;
+                         const E* plane = x + p * g.plane_in();
+                         E* __restrict out = y + r * g.OW;
+                         I* __restrict oi = WithIdx ? idx + r * g.OW : nullptr;
+                         const i64 h0 = hs.lo[oh], h1 = hs.hi[oh];
+                         std::fill(out, out + g.OW, -std::numeric_limits<E>::infinity());
+                         if constexpr (WithIdx)  // a window of -inf keeps its first cell
+                             for (std::size_t ow = 0; ow < g.OW; ++ow)
+                                 oi[ow] = static_cast<I>(h0 * W + ws.lo[ow]);
+                         // Tap by tap, in PyTorch's order within each window (rows, then columns):
+                         // the running maximum is replaced by a greater value or a NaN.
+                         // Branch-free, so it vectorises.
+                         for (i64 h = h0; h < h1; h += g.dh) {
+                             const E* __restrict row = plane + h * W;
+                             for (const Taps& t : taps) {
+                                 if constexpr (WithIdx)
+                                     tap_max_index(row, out, oi, t.lo, t.hi, sw, t.base, h * W);
+                                 else tap_max(row, out, t.lo, t.hi, sw, t.base);
+                             }
+                         }
+                     }
+                 });
 }
 
 [[noreturn, gnu::noinline, gnu::cold]] void bad_index(i64 k, std::size_t plane) {
-    detail::fail("max_pool_backward: index ", k, " is out of range for an input plane of ",
-                 plane, " elements");
+    detail::fail("max_pool_backward: index ", k, " is out of range for an input plane of ", plane,
+                 " elements");
 }
 
 template <class E, class I>
@@ -511,7 +515,8 @@ void adaptive_forward(const E* __restrict x, E* __restrict y, const Geom3& g) {
         return;
     }
     if (adaptive_uniform(g)) {
-        with_kw(W / OW, [&](auto kw) { adaptive_forward_uniform<E, decltype(kw)::value>(x, y, g); });
+        with_kw(W / OW,
+                [&](auto kw) { adaptive_forward_uniform<E, decltype(kw)::value>(x, y, g); });
         return;
     }
     const Bins bd = adaptive_bins(D, OD), bh = adaptive_bins(H, OH), bw = adaptive_bins(W, OW);
@@ -547,38 +552,38 @@ void adaptive_backward(const E* __restrict gy, E* __restrict gx, const Geom3& g)
     const std::size_t D = g.in[0], H = g.in[1], W = g.in[2];
     const std::size_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
     if (adaptive_uniform(g)) {
-        with_kw(W / OW, [&](auto kw) { adaptive_backward_uniform<E, decltype(kw)::value>(gy, gx, g); });
+        with_kw(W / OW,
+                [&](auto kw) { adaptive_backward_uniform<E, decltype(kw)::value>(gy, gx, g); });
         return;
     }
     const Bins bd = adaptive_bins(D, OD), bh = adaptive_bins(H, OH), bw = adaptive_bins(W, OW);
     // Planes are independent; inside a plane, each output row spreads its gradient over a row
     // buffer (w bins), which is then added to every input row of its (d, h) bin.
-    parallel_for(g.planes, grain_for(g.plane_in() + g.plane_out()),
-                 [&](std::size_t p0, std::size_t p1) {
-        std::vector<E> buf(W);
-        for (std::size_t p = p0; p < p1; ++p) {
-            E* plane = gx + p * g.plane_in();
-            std::fill(plane, plane + g.plane_in(), E(0));  // zeroed here: in parallel, in cache
-            for (std::size_t od = 0; od < OD; ++od)
-                for (std::size_t oh = 0; oh < OH; ++oh) {
-                    const E* go = gy + p * g.plane_out() + (od * OH + oh) * OW;
-                    const std::size_t cnt_dh =
-                        (bd.hi[od] - bd.lo[od]) * (bh.hi[oh] - bh.lo[oh]);
-                    E* __restrict acc = buf.data();
-                    std::fill(acc, acc + W, E(0));
-                    for (std::size_t ow = 0; ow < OW; ++ow) {
-                        const E v =
-                            go[ow] / static_cast<E>(cnt_dh * (bw.hi[ow] - bw.lo[ow]));
-                        for (std::size_t w = bw.lo[ow]; w < bw.hi[ow]; ++w) acc[w] += v;
-                    }
-                    for (std::size_t d = bd.lo[od]; d < bd.hi[od]; ++d)
-                        for (std::size_t h = bh.lo[oh]; h < bh.hi[oh]; ++h) {
-                            E* __restrict row = plane + (d * H + h) * W;
-                            for (std::size_t w = 0; w < W; ++w) row[w] += acc[w];
+    parallel_for(
+        g.planes, grain_for(g.plane_in() + g.plane_out()), [&](std::size_t p0, std::size_t p1) {
+            std::vector<E> buf(W);
+            for (std::size_t p = p0; p < p1; ++p) {
+                E* plane = gx + p * g.plane_in();
+                std::fill(plane, plane + g.plane_in(), E(0));  // zeroed here: in parallel, in cache
+                for (std::size_t od = 0; od < OD; ++od)
+                    for (std::size_t oh = 0; oh < OH; ++oh) {
+                        const E* go = gy + p * g.plane_out() + (od * OH + oh) * OW;
+                        const std::size_t cnt_dh =
+                            (bd.hi[od] - bd.lo[od]) * (bh.hi[oh] - bh.lo[oh]);
+                        E* __restrict acc = buf.data();
+                        std::fill(acc, acc + W, E(0));
+                        for (std::size_t ow = 0; ow < OW; ++ow) {
+                            const E v = go[ow] / static_cast<E>(cnt_dh * (bw.hi[ow] - bw.lo[ow]));
+                            for (std::size_t w = bw.lo[ow]; w < bw.hi[ow]; ++w) acc[w] += v;
                         }
-                }
-        }
-    });
+                        for (std::size_t d = bd.lo[od]; d < bd.hi[od]; ++d)
+                            for (std::size_t h = bh.lo[oh]; h < bh.hi[oh]; ++h) {
+                                E* __restrict row = plane + (d * H + h) * W;
+                                for (std::size_t w = 0; w < W; ++w) row[w] += acc[w];
+                            }
+                    }
+            }
+        });
 }
 
 }  // namespace
@@ -606,8 +611,8 @@ CpuTensor Kernels::avg_pool_backward(CpuTensor x, CpuTensor grad, const SpatialA
     return gx;
 }
 
-std::pair<CpuTensor, CpuTensor> Kernels::max_pool(CpuTensor x, const SpatialArgs& a, bool with_indices,
-                                         DType index_dtype) {
+std::pair<CpuTensor, CpuTensor> Kernels::max_pool(CpuTensor x, const SpatialArgs& a,
+                                                  bool with_indices, DType index_dtype) {
     const Geom g = geometry(x.shape, a);
     x = contiguous(std::move(x));
     CpuTensor y = alloc(g.out_shape, x.dtype);
@@ -628,7 +633,8 @@ std::pair<CpuTensor, CpuTensor> Kernels::max_pool(CpuTensor x, const SpatialArgs
     return {std::move(y), std::move(idx)};
 }
 
-CpuTensor Kernels::max_pool_backward(CpuTensor x, CpuTensor grad, CpuTensor indices, const SpatialArgs& a) {
+CpuTensor Kernels::max_pool_backward(CpuTensor x, CpuTensor grad, CpuTensor indices,
+                                     const SpatialArgs& a) {
     const char* op = "max_pool_backward";
     const Geom g = geometry(x.shape, a);
     assert(grad.shape == g.out_shape && indices.shape == g.out_shape && grad.dtype == x.dtype);

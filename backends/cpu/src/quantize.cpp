@@ -58,8 +58,8 @@ std::vector<E> host_values(const CpuTensor& t) {
 
 /// In f32 for f32 and f64 input alike (see quantize_value).
 template <class E>
-void quantize_run(const E* __restrict x, std::int8_t* __restrict q, std::size_t n,
-                  float inv_scale, std::int32_t offset) {
+void quantize_run(const E* __restrict x, std::int8_t* __restrict q, std::size_t n, float inv_scale,
+                  std::int32_t offset) {
     for (std::size_t i = 0; i < n; ++i)
         q[i] = quantize_value(static_cast<float>(x[i]), inv_scale, offset);
 }
@@ -70,11 +70,10 @@ void dequantize_run(const std::int8_t* __restrict q, E* __restrict x, std::size_
     for (std::size_t i = 0; i < n; ++i) x[i] = dequantize_value<E>(q[i], scale, offset);
 }
 
-
 }  // namespace
 
 CpuTensor Kernels::quantize(CpuTensor t, const QuantizationScheme& scheme, CpuTensor scale,
-                   std::optional<CpuTensor> offset) {
+                            std::optional<CpuTensor> offset) {
     auto info = std::make_shared<QuantizationInfo>();
     info->scheme = scheme;
     info->scales = host_values<float>(scale);

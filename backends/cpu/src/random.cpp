@@ -36,12 +36,13 @@
 //     Uniform/Normal: the F32 value != 0.
 // Transcendental functions differ between math libraries, so other backends match the Normal
 // values to a few ulps; every other value is bit-exact.
+#include "burn/backend/random.hpp"
+
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <numbers>
 
-#include "burn/backend/random.hpp"
 #include "internal.hpp"
 
 namespace burn::cpu {
@@ -102,7 +103,7 @@ backend::PhiloxState& state() {
 }
 
 // ------------------------------------------------------------------ words -> numbers
-inline float u24(u32 w) { return static_cast<float>(w >> 8) * 0x1p-24f; }          // [0, 1)
+inline float u24(u32 w) { return static_cast<float>(w >> 8) * 0x1p-24f; }              // [0, 1)
 inline float u24_open0(u32 w) { return static_cast<float>((w >> 8) + 1) * 0x1p-24f; }  // (0, 1]
 inline u64 bits53(const u32* w) { return (static_cast<u64>(w[0]) << 21) | (w[1] >> 11); }
 inline double u53(const u32* w) { return static_cast<double>(bits53(w)) * 0x1p-53; }
@@ -165,9 +166,7 @@ void random_float(E* out, std::size_t n, const Distribution& d) {
         else return u53(w);
     };
     switch (d.kind) {
-        case K::Default:
-            fill_each<W>(out, n, uniform);
-            return;
+        case K::Default: fill_each<W>(out, n, uniform); return;
         case K::Uniform: {
             const double lo = d.a, range = d.b - d.a;
             const E hi = static_cast<E>(d.b);
@@ -220,7 +219,8 @@ void random_int(E* out, std::size_t n, const Distribution& d) {
             assert(lo < hi);  // Tensor::random checked the range
             const u64 range = static_cast<u64>(hi) - static_cast<u64>(lo);
             fill_each<2>(out, n, [=](const u32* w) -> E {
-                const u64 off = static_cast<u64>((static_cast<unsigned __int128>(bits53(w)) * range) >> 53);
+                const u64 off =
+                    static_cast<u64>((static_cast<unsigned __int128>(bits53(w)) * range) >> 53);
                 return static_cast<E>(static_cast<std::int64_t>(static_cast<u64>(lo) + off));
             });
             return;
@@ -247,7 +247,8 @@ void random_bool(std::uint8_t* out, std::size_t n, const Distribution& d) {
     using K = Distribution::Kind;
     switch (d.kind) {
         case K::Default:
-            fill_each<1>(out, n, [](const u32* w) { return static_cast<std::uint8_t>(w[0] >> 31); });
+            fill_each<1>(out, n,
+                         [](const u32* w) { return static_cast<std::uint8_t>(w[0] >> 31); });
             return;
         case K::Bernoulli: {
             const double p = d.a;
@@ -275,7 +276,7 @@ void random_bool(std::uint8_t* out, std::size_t n, const Distribution& d) {
 void Kernels::seed(std::uint64_t s) { state().seed(s); }
 
 CpuTensor Kernels::random(const Shape& shape, const Distribution& dist, DType dtype,
-                           const CpuDevice&) {
+                          const CpuDevice&) {
     CpuTensor out = alloc(shape, dtype);
     const std::size_t n = shape.num_elements();
     if (n == 0) return out;
@@ -288,7 +289,9 @@ CpuTensor Kernels::random(const Shape& shape, const Distribution& dist, DType dt
         case DType::I16: random_int(out.data<std::int16_t>(), n, dist); break;
         case DType::I8: random_int(out.data<std::int8_t>(), n, dist); break;
         case DType::U8: random_int(out.data<std::uint8_t>(), n, dist); break;
-        default: detail::fail("random: dtype ", dtype_name(dtype), " is not supported by the cpu backend");
+        default:
+            detail::fail("random: dtype ", dtype_name(dtype),
+                         " is not supported by the cpu backend");
     }
     return out;
 }

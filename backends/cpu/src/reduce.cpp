@@ -40,29 +40,47 @@ constexpr size_t kMinSegRows = 64;
 /// Column reductions are split into at least this many tasks when the shape allows.
 constexpr size_t kMinTasks = 8;
 
-
 // ------------------------------------------------------------------------------------------------
 // Folding ops
 // ------------------------------------------------------------------------------------------------
 
-
 struct FSum {
-    template <class E> static E scalar(E a, E b) { return a + b; }
-    template <class P> static P packet(const P& a, const P& b) { return ei::padd(a, b); }
+    template <class E>
+    static E scalar(E a, E b) {
+        return a + b;
+    }
+    template <class P>
+    static P packet(const P& a, const P& b) {
+        return ei::padd(a, b);
+    }
 };
 struct FProd {
-    template <class E> static E scalar(E a, E b) { return a * b; }
-    template <class P> static P packet(const P& a, const P& b) { return ei::pmul(a, b); }
+    template <class E>
+    static E scalar(E a, E b) {
+        return a * b;
+    }
+    template <class P>
+    static P packet(const P& a, const P& b) {
+        return ei::pmul(a, b);
+    }
 };
 struct FMax {
-    template <class E> static E scalar(E a, E b) { return max_nan(a, b); }
-    template <class P> static P packet(const P& a, const P& b) {
+    template <class E>
+    static E scalar(E a, E b) {
+        return max_nan(a, b);
+    }
+    template <class P>
+    static P packet(const P& a, const P& b) {
         return ei::pmax<Eigen::PropagateNaN>(a, b);
     }
 };
 struct FMin {
-    template <class E> static E scalar(E a, E b) { return min_nan(a, b); }
-    template <class P> static P packet(const P& a, const P& b) {
+    template <class E>
+    static E scalar(E a, E b) {
+        return min_nan(a, b);
+    }
+    template <class P>
+    static P packet(const P& a, const P& b) {
         return ei::pmin<Eigen::PropagateNaN>(a, b);
     }
 };
@@ -117,10 +135,12 @@ inline void add_widen(double* acc, const float* blk, size_t w) {
     size_t j = 0;
 #if defined(__AVX512F__)
     for (; j + 8 <= w; j += 8)
-        _mm512_storeu_pd(acc + j, _mm512_add_pd(_mm512_loadu_pd(acc + j), _mm512_cvtps_pd(_mm256_loadu_ps(blk + j))));
+        _mm512_storeu_pd(acc + j, _mm512_add_pd(_mm512_loadu_pd(acc + j),
+                                                _mm512_cvtps_pd(_mm256_loadu_ps(blk + j))));
 #elif defined(__AVX__)
     for (; j + 4 <= w; j += 4)
-        _mm256_storeu_pd(acc + j, _mm256_add_pd(_mm256_loadu_pd(acc + j), _mm256_cvtps_pd(_mm_loadu_ps(blk + j))));
+        _mm256_storeu_pd(acc + j, _mm256_add_pd(_mm256_loadu_pd(acc + j),
+                                                _mm256_cvtps_pd(_mm_loadu_ps(blk + j))));
 #endif
     for (; j < w; ++j) acc[j] += static_cast<double>(blk[j]);
 }
@@ -132,11 +152,13 @@ inline void add_widen(double* acc, const float* blk, size_t w) {
 template <ReduceOp K, class E>
 struct Acc {
     static constexpr bool extremum = K == ReduceOp::Max || K == ReduceOp::Min;
-    using A = std::conditional_t<extremum, E,
-                                 std::conditional_t<std::is_floating_point_v<E>, double, std::uint64_t>>;
-    using F = std::conditional_t<K == ReduceOp::Max, FMax,
-              std::conditional_t<K == ReduceOp::Min, FMin,
-              std::conditional_t<K == ReduceOp::Prod, FProd, FSum>>>;
+    using A =
+        std::conditional_t<extremum, E,
+                           std::conditional_t<std::is_floating_point_v<E>, double, std::uint64_t>>;
+    using F = std::conditional_t<
+        K == ReduceOp::Max, FMax,
+        std::conditional_t<K == ReduceOp::Min, FMin,
+                           std::conditional_t<K == ReduceOp::Prod, FProd, FSum>>>;
 
     static A identity() {
         if constexpr (K == ReduceOp::Prod) return A(1);
@@ -171,7 +193,8 @@ struct Acc {
     /// The result element from the accumulator of `count` values.
     static E finish(A a, size_t count) {
         if constexpr (K == ReduceOp::Mean) {
-            if constexpr (std::is_floating_point_v<E>) return static_cast<E>(a / static_cast<double>(count));
+            if constexpr (std::is_floating_point_v<E>)
+                return static_cast<E>(a / static_cast<double>(count));
             else return static_cast<E>(static_cast<int64_t>(a) / static_cast<int64_t>(count));
         } else if constexpr (std::is_integral_v<E> && !extremum) {
             return static_cast<E>(a);  // modular
@@ -189,7 +212,8 @@ typename Acc<K, E>::A reduce_span(const E* p, size_t n) {
     const size_t chunks = (n + kChunk - 1) / kChunk;
     std::vector<typename R::A> part(chunks);
     parallel_for(chunks, 1, [&](size_t b, size_t e) {
-        for (size_t c = b; c < e; ++c) part[c] = R::chunk(p + c * kChunk, std::min(kChunk, n - c * kChunk));
+        for (size_t c = b; c < e; ++c)
+            part[c] = R::chunk(p + c * kChunk, std::min(kChunk, n - c * kChunk));
     });
     typename R::A acc = part[0];
     for (size_t c = 1; c < chunks; ++c) acc = R::combine(acc, part[c]);
@@ -212,8 +236,10 @@ void cols_acc(const E* p, size_t rows, size_t stride, size_t w, typename Acc<K, 
             const size_t r1 = std::min(rows, r0 + kRowBlock);
             std::memcpy(blk, p + r0 * stride, w * sizeof(E));
             for (size_t r = r0 + 1; r < r1; ++r) fold_into<typename R::F>(blk, p + r * stride, w);
-            if constexpr (std::is_same_v<E, float> && std::is_same_v<typename R::F, FSum>) add_widen(acc, blk, w);
-            else for (size_t j = 0; j < w; ++j) acc[j] = R::combine(acc[j], static_cast<A>(blk[j]));
+            if constexpr (std::is_same_v<E, float> && std::is_same_v<typename R::F, FSum>)
+                add_widen(acc, blk, w);
+            else
+                for (size_t j = 0; j < w; ++j) acc[j] = R::combine(acc[j], static_cast<A>(blk[j]));
         }
     } else {
         for (size_t j = 0; j < w; ++j) acc[j] = R::identity();
@@ -263,18 +289,22 @@ void reduce_middle(const E* p, size_t outer, size_t rows, size_t inner, E* out) 
     using A = typename R::A;
     const ColPlan plan(outer, rows, inner);
     if (plan.segs == 1) {
-        for_col_tasks(plan, outer, rows, inner, [&](size_t o, size_t, size_t j, size_t w, size_t, size_t) {
-            alignas(64) A acc[kColWidth];
-            cols_acc<K, E>(p + o * rows * inner + j, rows, inner, w, acc);
-            for (size_t k = 0; k < w; ++k) out[o * inner + j + k] = R::finish(acc[k], rows);
-        });
+        for_col_tasks(plan, outer, rows, inner,
+                      [&](size_t o, size_t, size_t j, size_t w, size_t, size_t) {
+                          alignas(64) A acc[kColWidth];
+                          cols_acc<K, E>(p + o * rows * inner + j, rows, inner, w, acc);
+                          for (size_t k = 0; k < w; ++k)
+                              out[o * inner + j + k] = R::finish(acc[k], rows);
+                      });
         return;
     }
     // Partial accumulators per row segment, combined in segment order.
     std::vector<A> part(plan.segs * outer * inner);
-    for_col_tasks(plan, outer, rows, inner, [&](size_t o, size_t seg, size_t j, size_t w, size_t r0, size_t r1) {
-        cols_acc<K, E>(p + (o * rows + r0) * inner + j, r1 - r0, inner, w, &part[(seg * outer + o) * inner + j]);
-    });
+    for_col_tasks(plan, outer, rows, inner,
+                  [&](size_t o, size_t seg, size_t j, size_t w, size_t r0, size_t r1) {
+                      cols_acc<K, E>(p + (o * rows + r0) * inner + j, r1 - r0, inner, w,
+                                     &part[(seg * outer + o) * inner + j]);
+                  });
     const size_t n = outer * inner;
     parallel_for(n, kParallelGrain / plan.segs + 1, [&](size_t b, size_t e) {
         for (size_t i = b; i < e; ++i) {
@@ -309,7 +339,8 @@ std::optional<int64_t> dense_block_start(const CpuTensor& t) {
         dims[k++] = {s < 0 ? -s : s, t.shape[d]};
     }
     for (size_t i = 1; i < k; ++i)  // insertion sort by stride (at most 8 dims)
-        for (size_t j = i; j > 0 && dims[j].first < dims[j - 1].first; --j) std::swap(dims[j], dims[j - 1]);
+        for (size_t j = i; j > 0 && dims[j].first < dims[j - 1].first; --j)
+            std::swap(dims[j], dims[j - 1]);
     int64_t expect = 1;
     for (size_t i = 0; i < k; ++i) {
         if (dims[i].first != expect) return std::nullopt;
@@ -357,7 +388,8 @@ void reduce_dim_typed(const CpuTensor& t, size_t dim, E* out) {
         if (inner == 1) {
             const size_t grain = std::max<size_t>(1, kParallelGrain / rows);
             parallel_for(outer, grain, [&](size_t b, size_t e) {
-                for (size_t o = b; o < e; ++o) out[o] = R::finish(reduce_span<K, E>(p + o * rows, rows), rows);
+                for (size_t o = b; o < e; ++o)
+                    out[o] = R::finish(reduce_span<K, E>(p + o * rows, rows), rows);
             });
             return;
         }
@@ -410,8 +442,9 @@ ValIdx<E> scan_chunk(const E* p, size_t n, int64_t base) {
         const P pm = ei::pset1<P>(m);
         for (; i + L <= n; i += L) {
             const P x = ei::ploadu<P>(p + i);
-            const P hit = nan ? ei::pcmp_lt_or_nan(x, ei::pset1<P>(-std::numeric_limits<E>::infinity()))
-                              : ei::pcmp_eq(x, pm);
+            const P hit =
+                nan ? ei::pcmp_lt_or_nan(x, ei::pset1<P>(-std::numeric_limits<E>::infinity()))
+                    : ei::pcmp_eq(x, pm);
             if (ei::predux_any(hit)) break;
         }
     }
@@ -491,20 +524,23 @@ template <bool IsMax, class E, class Ix>
 void arg_middle(const E* p, size_t outer, size_t rows, size_t inner, E* vo, Ix* io) {
     const ColPlan plan(outer, rows, inner);
     if (plan.segs == 1) {
-        for_col_tasks(plan, outer, rows, inner, [&](size_t o, size_t, size_t j, size_t w, size_t, size_t) {
-            scan_cols<IsMax>(p + o * rows * inner + j, rows, inner, w, 0, vo + o * inner + j, io + o * inner + j);
-        });
+        for_col_tasks(plan, outer, rows, inner,
+                      [&](size_t o, size_t, size_t j, size_t w, size_t, size_t) {
+                          scan_cols<IsMax>(p + o * rows * inner + j, rows, inner, w, 0,
+                                           vo + o * inner + j, io + o * inner + j);
+                      });
         return;
     }
     // Partial results per row segment, combined in segment order (ties keep the earlier row).
     const size_t n = outer * inner;
     std::vector<E> pv(plan.segs * n);
     std::vector<int64_t> pi(plan.segs * n);
-    for_col_tasks(plan, outer, rows, inner, [&](size_t o, size_t seg, size_t j, size_t w, size_t r0, size_t r1) {
-        const size_t at = seg * n + o * inner + j;
-        scan_cols<IsMax>(p + (o * rows + r0) * inner + j, r1 - r0, inner, w, static_cast<int64_t>(r0),
-                         pv.data() + at, pi.data() + at);
-    });
+    for_col_tasks(plan, outer, rows, inner,
+                  [&](size_t o, size_t seg, size_t j, size_t w, size_t r0, size_t r1) {
+                      const size_t at = seg * n + o * inner + j;
+                      scan_cols<IsMax>(p + (o * rows + r0) * inner + j, r1 - r0, inner, w,
+                                       static_cast<int64_t>(r0), pv.data() + at, pi.data() + at);
+                  });
     parallel_for(n, kParallelGrain / plan.segs + 1, [&](size_t b, size_t e) {
         for (size_t i = b; i < e; ++i) {
             E v = pv[i];
@@ -610,7 +646,8 @@ CpuTensor Kernels::reduce_all(ReduceOp op, CpuTensor t) {
     CpuTensor out = alloc(Shape{1}, dt);
     dispatch_numeric(dt, name, [&](auto e) {
         using E = decltype(e);
-        dispatch_op(op, [&](auto k) { *out.data<E>() = reduce_all_typed<decltype(k)::value, E>(t); });
+        dispatch_op(op,
+                    [&](auto k) { *out.data<E>() = reduce_all_typed<decltype(k)::value, E>(t); });
     });
     return out;
 }
@@ -629,13 +666,15 @@ CpuTensor Kernels::reduce_dim(ReduceOp op, CpuTensor t, std::size_t dim) {
     if (out.num_elements() == 0) return out;
     dispatch_numeric(dt, name, [&](auto e) {
         using E = decltype(e);
-        dispatch_op(op, [&](auto k) { reduce_dim_typed<decltype(k)::value, E>(t, dim, out.data<E>()); });
+        dispatch_op(
+            op, [&](auto k) { reduce_dim_typed<decltype(k)::value, E>(t, dim, out.data<E>()); });
     });
     return out;
 }
 
-std::pair<CpuTensor, CpuTensor> Kernels::reduce_dim_with_indices(ReduceOp op, CpuTensor t, std::size_t dim,
-                                                        DType index_dtype) {
+std::pair<CpuTensor, CpuTensor> Kernels::reduce_dim_with_indices(ReduceOp op, CpuTensor t,
+                                                                 std::size_t dim,
+                                                                 DType index_dtype) {
     assert(op == ReduceOp::Max || op == ReduceOp::Min);
     const char* name = backend::op_dim_name(op);
     assert(dim < t.rank() && t.dtype != DType::Bool && t.shape[dim] != 0);
@@ -649,7 +688,8 @@ std::pair<CpuTensor, CpuTensor> Kernels::reduce_dim_with_indices(ReduceOp op, Cp
         using E = decltype(e);
         auto run = [&](auto ix) {
             using Ix = decltype(ix);
-            if (op == ReduceOp::Max) arg_dim_typed<true, E, Ix>(t, dim, values.data<E>(), indices.data<Ix>());
+            if (op == ReduceOp::Max)
+                arg_dim_typed<true, E, Ix>(t, dim, values.data<E>(), indices.data<Ix>());
             else arg_dim_typed<false, E, Ix>(t, dim, values.data<E>(), indices.data<Ix>());
         };
         if (indices.dtype == DType::I32) run(std::int32_t{});

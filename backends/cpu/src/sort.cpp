@@ -365,7 +365,7 @@ std::pair<CpuTensor, CpuTensor> sort_impl(const char* op, CpuTensor t, std::size
 }  // namespace
 
 std::pair<CpuTensor, CpuTensor> Kernels::sort(CpuTensor t, std::size_t dim, bool descending,
-                                     DType index_dtype) {
+                                              DType index_dtype) {
     return sort_impl("sort", std::move(t), dim, descending, index_dtype, true);
 }
 

@@ -110,7 +110,9 @@ CpuTensor alloc(const Shape& shape, DType dtype) {
     return t;
 }
 
-CpuTensor Kernels::empty(const Shape& shape, DType dtype, const CpuDevice&) { return alloc(shape, dtype); }
+CpuTensor Kernels::empty(const Shape& shape, DType dtype, const CpuDevice&) {
+    return alloc(shape, dtype);
+}
 
 CpuTensor Kernels::full(const Shape& shape, ScalarArg value, DType dtype, const CpuDevice&) {
     CpuTensor t = alloc(shape, dtype);
@@ -121,9 +123,8 @@ CpuTensor Kernels::full(const Shape& shape, ScalarArg value, DType dtype, const 
         else if constexpr (std::is_floating_point_v<E>) v = static_cast<E>(value.f);
         else v = static_cast<E>(value.i);
         E* p = t.data<E>();
-        parallel_for(shape.num_elements(), kParallelGrain, [&](std::size_t b, std::size_t e2) {
-            std::fill(p + b, p + e2, v);
-        });
+        parallel_for(shape.num_elements(), kParallelGrain,
+                     [&](std::size_t b, std::size_t e2) { std::fill(p + b, p + e2, v); });
     });
     return t;
 }

@@ -85,8 +85,8 @@ CpuTensor Kernels::clamp(CpuTensor t, std::optional<ScalarArg> lo, std::optional
         } else {
             // Bounds outside E's range saturate instead of wrapping.
             auto sat = [](std::int64_t v) {
-                return static_cast<E>(std::clamp<std::int64_t>(v, std::int64_t(L::min()),
-                                                               std::int64_t(L::max())));
+                return static_cast<E>(
+                    std::clamp<std::int64_t>(v, std::int64_t(L::min()), std::int64_t(L::max())));
             };
             op.lo_ = lo ? sat(lo->i) : L::lowest();
             op.hi_ = hi ? sat(hi->i) : L::max();

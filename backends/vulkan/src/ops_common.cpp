@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 #include "ops_common.hpp"
 
-#include "burn/tensor/backend.hpp"
-
 #include <limits>
 #include <span>
+
+#include "burn/tensor/backend.hpp"
 
 namespace burn::vk {
 
@@ -17,7 +17,8 @@ std::size_t device_element_size(DType dtype) {
         case DType::QInt8: return 1;
         default: break;
     }
-    ::burn::detail::fail("Vulkan: dtype ", dtype, " is not supported on Vulkan (f32, i32, i64, bool)");
+    ::burn::detail::fail("Vulkan: dtype ", dtype,
+                         " is not supported on Vulkan (f32, i32, i64, bool)");
 }
 
 Context& context(const VulkanDevice& device) {

@@ -278,20 +278,20 @@ void add_channel_bias(VulkanTensor& y, const VulkanTensor& bias) {
 }  // namespace
 
 VulkanTensor Kernels::conv(VulkanTensor x, VulkanTensor w, std::optional<VulkanTensor> bias,
-                  const SpatialArgs& a) {
+                           const SpatialArgs& a) {
     const Shape out = backend::conv_shape(x.shape, w.shape, a);
     const Geo g = make_geo(backend::conv_geometry(x.shape, w.shape, out, a));
     return run_forward(g, x, w, bias, out);
 }
 
 VulkanTensor Kernels::conv_x_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
-                             const SpatialArgs& a) {
+                                      const SpatialArgs& a) {
     const Geo g = make_geo(backend::conv_geometry(x.shape, w.shape, grad.shape, a));
     return run_input(g, grad, w, x.shape);
 }
 
 VulkanTensor Kernels::conv_weight_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
-                                  const SpatialArgs& a) {
+                                           const SpatialArgs& a) {
     const Geo g = make_geo(backend::conv_geometry(x.shape, w.shape, grad.shape, a));
     return run_weight(g, x, grad, w.shape);
 }
@@ -320,8 +320,8 @@ VulkanTensor Kernels::conv_bias_backward(VulkanTensor grad) {
     return out;
 }
 
-VulkanTensor Kernels::conv_transpose(VulkanTensor x, VulkanTensor w, std::optional<VulkanTensor> bias,
-                            const SpatialArgs& a) {
+VulkanTensor Kernels::conv_transpose(VulkanTensor x, VulkanTensor w,
+                                     std::optional<VulkanTensor> bias, const SpatialArgs& a) {
     // The input-gradient of the convolution (weight w) that maps the output back onto x.
     const Shape out = backend::conv_transpose_shape(x.shape, w.shape, a);
     const Geo g = make_geo(backend::conv_geometry(out, w.shape, x.shape, a));
@@ -331,13 +331,13 @@ VulkanTensor Kernels::conv_transpose(VulkanTensor x, VulkanTensor w, std::option
 }
 
 VulkanTensor Kernels::conv_transpose_x_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
-                                       const SpatialArgs& a) {
+                                                const SpatialArgs& a) {
     const Geo g = make_geo(backend::conv_geometry(grad.shape, w.shape, x.shape, a));
     return run_forward(g, grad, w, std::nullopt, x.shape);
 }
 
-VulkanTensor Kernels::conv_transpose_weight_backward(VulkanTensor x, VulkanTensor w, VulkanTensor grad,
-                                            const SpatialArgs& a) {
+VulkanTensor Kernels::conv_transpose_weight_backward(VulkanTensor x, VulkanTensor w,
+                                                     VulkanTensor grad, const SpatialArgs& a) {
     const Geo g = make_geo(backend::conv_geometry(grad.shape, w.shape, x.shape, a));
     return run_weight(g, grad, x, w.shape);
 }
@@ -495,8 +495,8 @@ void check_deform(const VulkanTensor& x, const VulkanTensor& offset, const Vulka
 }  // namespace
 
 VulkanTensor Kernels::deform_conv2d(VulkanTensor x, VulkanTensor offset, VulkanTensor w,
-                           std::optional<VulkanTensor> mask, std::optional<VulkanTensor> bias,
-                           const SpatialArgs& a) {
+                                    std::optional<VulkanTensor> mask,
+                                    std::optional<VulkanTensor> bias, const SpatialArgs& a) {
     const char* op = "deform_conv2d";
     check_deform(x, offset, w, mask, bias, op);
     const DeformGeo g = deform_geometry(x, w, a);
@@ -528,11 +528,9 @@ VulkanTensor Kernels::deform_conv2d(VulkanTensor x, VulkanTensor offset, VulkanT
     return out;
 }
 
-DeformConv2dBackward<VulkanTensor> Kernels::deform_conv2d_backward(VulkanTensor x, VulkanTensor offset,
-                                                          VulkanTensor w,
-                                                          std::optional<VulkanTensor> mask,
-                                                          std::optional<VulkanTensor> bias,
-                                                          VulkanTensor grad, const SpatialArgs& a) {
+DeformConv2dBackward<VulkanTensor> Kernels::deform_conv2d_backward(
+    VulkanTensor x, VulkanTensor offset, VulkanTensor w, std::optional<VulkanTensor> mask,
+    std::optional<VulkanTensor> bias, VulkanTensor grad, const SpatialArgs& a) {
     const char* op = "deform_conv2d_backward";
     check_deform(x, offset, w, mask, bias, op);
     check_f32(op, grad);

@@ -41,8 +41,9 @@ VulkanTensor Kernels::from_data(const TensorData& data, DType target, const Vulk
     check_u32("from_data", data.num_elements());
     (void)device_element_size(target);  // rejects unsupported dtypes with a clear message
     if (target == DType::I64)
-        BURN_CHECK(vulkan_device_info(device).features.shader_int64, "Vulkan from_data: ", device,
-                   " has no 64-bit integers in shaders (shaderInt64): use Vulkan<float, std::int32_t>");
+        BURN_CHECK(
+            vulkan_device_info(device).features.shader_int64, "Vulkan from_data: ", device,
+            " has no 64-bit integers in shaders (shaderInt64): use Vulkan<float, std::int32_t>");
     VulkanTensor t;
     t.shape = data.shape;
     t.strides = contiguous_strides(data.shape);

@@ -133,7 +133,8 @@ DType promote(DType a, DType b) {
 
 /// Whether `shader` is integer arithmetic (elementwise_binary_i32/i64: binds the error words).
 bool int_arith(const char* shader, DType dt) {
-    return std::string_view(shader) == "elementwise_binary" && (dt == DType::I32 || dt == DType::I64);
+    return std::string_view(shader) == "elementwise_binary" &&
+           (dt == DType::I32 || dt == DType::I64);
 }
 
 /// Tensor-tensor binary shader (arithmetic or compare) into a new or reused output.
@@ -155,9 +156,10 @@ VulkanTensor run_binary(const char* name, const char* shader, std::uint32_t code
     if (int_arith(shader, lhs.dtype)) {  // reports division / remainder by zero
         Context& ctx = context(lhs);
         push.pad0 = ctx.error_op(name);
-        launch(name, variant(shader, lhs.dtype),
-               {metas.get(), &buffer_of(lhs), &buffer_of(rhs), &buffer_of(out), &ctx.error_buffer()},
-               push, n, lhs.device);
+        launch(
+            name, variant(shader, lhs.dtype),
+            {metas.get(), &buffer_of(lhs), &buffer_of(rhs), &buffer_of(out), &ctx.error_buffer()},
+            push, n, lhs.device);
         return out;
     }
     launch(name, variant(shader, lhs.dtype),
@@ -247,7 +249,8 @@ VulkanTensor Kernels::is_nan(VulkanTensor t) {
     return run_test("is_nan", std::move(t), 1);
 }
 
-VulkanTensor Kernels::clamp(VulkanTensor t, std::optional<ScalarArg> lo, std::optional<ScalarArg> hi) {
+VulkanTensor Kernels::clamp(VulkanTensor t, std::optional<ScalarArg> lo,
+                            std::optional<ScalarArg> hi) {
     if (!lo && !hi) return t;
     const DType dt = t.dtype;
     check_dtype("clamp", dt);

@@ -44,17 +44,20 @@ std::uint32_t words_of(DType d) { return static_cast<std::uint32_t>(device_eleme
 /// Runs index_gather: out (contiguous, shape of om) from t at indices.
 /// Out-of-range indices give zeros and are reported through the device error buffer (thrown at
 /// the next read: Context::error_buffer()).
-void launch_gather(const char* op, const VulkanTensor& t, const VulkanTensor& indices, const VulkanTensor& out,
-                   std::size_t dim, const TensorMeta& tm, const TensorMeta& im, std::size_t op_dim) {
+void launch_gather(const char* op, const VulkanTensor& t, const VulkanTensor& indices,
+                   const VulkanTensor& out, std::size_t dim, const TensorMeta& tm,
+                   const TensorMeta& im, std::size_t op_dim) {
     const std::size_t n = out.num_elements();
     if (n == 0) return;
     check_u32(op, n);
     Context& ctx = context(t);
-    const auto& p = ctx.pipeline({.shader = "index_gather", .spec = {kWorkgroup}, .bindings = 5, .push_bytes = 24});
+    const auto& p = ctx.pipeline(
+        {.shader = "index_gather", .spec = {kWorkgroup}, .bindings = 5, .push_bytes = 24});
     const Buffer metas = meta_buffer(ctx, {meta(out), tm, im});
     struct {
         std::uint32_t dim, words, idx64, n, op, op_dim;
-    } push{u32(dim), words_of(t.dtype), indices.dtype == DType::I64 ? 1u : 0u, u32(n), ctx.error_op(op), u32(op_dim)};
+    } push{u32(dim), words_of(t.dtype), indices.dtype == DType::I64 ? 1u : 0u,
+           u32(n),   ctx.error_op(op),  u32(op_dim)};
     const Buffer& errors = ctx.error_buffer();
     ctx.dispatch(p, {&metas, &buffer_of(t), &buffer_of(indices), &buffer_of(out), &errors}, push,
                  grid_1d(n, kWorkgroup, ctx.features()));
@@ -62,9 +65,10 @@ void launch_gather(const char* op, const VulkanTensor& t, const VulkanTensor& in
 
 /// Runs index_scatter_<t>: out (contiguous, shape of t) = t + contributions (mode 0), or the
 /// embedding backward (mode 1; t unused).
-void launch_scatter(const char* op, const VulkanTensor* t, const VulkanTensor& indices, const VulkanTensor& values,
-                    const VulkanTensor& out, std::size_t dim, std::size_t k, std::uint32_t mode,
-                    const TensorMeta& tm, const TensorMeta& im, const TensorMeta& vm) {
+void launch_scatter(const char* op, const VulkanTensor* t, const VulkanTensor& indices,
+                    const VulkanTensor& values, const VulkanTensor& out, std::size_t dim,
+                    std::size_t k, std::uint32_t mode, const TensorMeta& tm, const TensorMeta& im,
+                    const TensorMeta& vm) {
     const std::size_t n = out.num_elements();
     if (n == 0) return;
     check_u32(op, n);
@@ -72,7 +76,9 @@ void launch_scatter(const char* op, const VulkanTensor* t, const VulkanTensor& i
     assert(out.dtype != DType::Bool);  // numeric tensors only (the Tensor layer's kinds)
     Context& ctx = context(out);
     const auto& p = ctx.pipeline({.shader = std::string("index_scatter_") + dtype_suffix(out.dtype),
-                                  .spec = {kWorkgroup}, .bindings = 6, .push_bytes = 28});
+                                  .spec = {kWorkgroup},
+                                  .bindings = 6,
+                                  .push_bytes = 28});
     const Buffer metas = meta_buffer(ctx, {meta(out), tm, im, vm});
     const Buffer out_metas = meta_buffer(ctx, {meta(out), meta(out), im, vm});
     struct {
@@ -90,8 +96,12 @@ void launch_scatter(const char* op, const VulkanTensor* t, const VulkanTensor& i
     do {
         push.k0 = u32(k0);
         push.k1 = u32(std::min(k, k0 + chunk));
-        if (k0 == 0) ctx.dispatch(p, {&metas, &tb, &ib, &vb, &buffer_of(out), &errors}, push, grid_1d(n, kWorkgroup, ctx.features()));
-        else ctx.dispatch(p, {&out_metas, &buffer_of(out), &ib, &vb, &buffer_of(out), &errors}, push, grid_1d(n, kWorkgroup, ctx.features()));
+        if (k0 == 0)
+            ctx.dispatch(p, {&metas, &tb, &ib, &vb, &buffer_of(out), &errors}, push,
+                         grid_1d(n, kWorkgroup, ctx.features()));
+        else
+            ctx.dispatch(p, {&out_metas, &buffer_of(out), &ib, &vb, &buffer_of(out), &errors}, push,
+                         grid_1d(n, kWorkgroup, ctx.features()));
         k0 += chunk;
     } while (k0 < k);
 }
@@ -108,11 +118,12 @@ TensorMeta select_index_meta(const VulkanTensor& indices, const Shape& shape, st
     return m;
 }
 
-std::pair<VulkanTensor, VulkanTensor> sort_impl(const char* op, VulkanTensor t, std::size_t dim, bool descending,
-                                                DType index_dtype, bool want_values) {
+std::pair<VulkanTensor, VulkanTensor> sort_impl(const char* op, VulkanTensor t, std::size_t dim,
+                                                bool descending, DType index_dtype,
+                                                bool want_values) {
     assert(is_index_dtype(index_dtype));
     assert(t.dtype != DType::Bool);  // numeric tensors only (the Tensor layer's kinds)
-    if (t.rank() == 0) {  // a single element (dim 0 accepted, as torch)
+    if (t.rank() == 0) {             // a single element (dim 0 accepted, as torch)
         assert(dim == 0);
         t.shape = Shape{1};
         t.strides[0] = 1;
@@ -123,8 +134,10 @@ std::pair<VulkanTensor, VulkanTensor> sort_impl(const char* op, VulkanTensor t, 
     }
     assert(dim < t.rank());
     const std::size_t n = t.shape[dim];
-    BURN_CHECK(index_dtype != DType::I32 || n == 0 || n - 1 <= std::numeric_limits<std::int32_t>::max(), "Vulkan ",
-               op, ": the index dtype ", dtype_name(index_dtype), " cannot hold the indices of a dim of size ", n);
+    BURN_CHECK(
+        index_dtype != DType::I32 || n == 0 || n - 1 <= std::numeric_limits<std::int32_t>::max(),
+        "Vulkan ", op, ": the index dtype ", dtype_name(index_dtype),
+        " cannot hold the indices of a dim of size ", n);
     VulkanTensor values;
     if (want_values) values = alloc(t.shape, t.dtype, t.device);
     VulkanTensor indices = alloc(t.shape, index_dtype, t.device);
@@ -142,20 +155,26 @@ std::pair<VulkanTensor, VulkanTensor> sort_impl(const char* op, VulkanTensor t, 
     Buffer order = ctx.allocate(lanes * pn * 4);
     const Buffer metas = meta_buffer(ctx, {meta(t)});
     {
-        const auto& p = ctx.pipeline({.shader = std::string("index_sort_key_") + dtype_suffix(t.dtype),
-                                      .spec = {kWorkgroup}, .bindings = 4, .push_bytes = 20});
+        const auto& p =
+            ctx.pipeline({.shader = std::string("index_sort_key_") + dtype_suffix(t.dtype),
+                          .spec = {kWorkgroup},
+                          .bindings = 4,
+                          .push_bytes = 20});
         struct {
             std::uint32_t dim, n, lanes, p, desc;
         } push{u32(dim), u32(n), u32(lanes), u32(pn), descending ? 1u : 0u};
-        ctx.dispatch(p, {&metas, &buffer_of(t), &keys, &order}, push, grid_1d(lanes * pn, kWorkgroup, f));
+        ctx.dispatch(p, {&metas, &buffer_of(t), &keys, &order}, push,
+                     grid_1d(lanes * pn, kWorkgroup, f));
     }
     if (pn > 1) {
         // Steps of distance j < B in shared memory (index_sort_local, blocks of B records), the
         // longer ones one dispatch each (index_sort_step).
         const std::size_t b = std::min<std::size_t>(pn, 2 * kWorkgroup);
         const std::size_t blocks = lanes * pn / b;
-        const auto& local = ctx.pipeline({.shader = "index_sort_local", .spec = {kWorkgroup}, .bindings = 2, .push_bytes = 20});
-        const auto& step = ctx.pipeline({.shader = "index_sort_step", .spec = {kWorkgroup}, .bindings = 2, .push_bytes = 16});
+        const auto& local = ctx.pipeline(
+            {.shader = "index_sort_local", .spec = {kWorkgroup}, .bindings = 2, .push_bytes = 20});
+        const auto& step = ctx.pipeline(
+            {.shader = "index_sort_step", .spec = {kWorkgroup}, .bindings = 2, .push_bytes = 16});
         struct {
             std::uint32_t p, b, k_lo, k_hi, blocks;
         } lpush{u32(pn), u32(b), 2, u32(b), u32(blocks)};
@@ -173,11 +192,18 @@ std::pair<VulkanTensor, VulkanTensor> sort_impl(const char* op, VulkanTensor t, 
         }
     }
     {
-        const auto& p = ctx.pipeline({.shader = "index_sort_out", .spec = {kWorkgroup}, .bindings = 5, .push_bytes = 32});
+        const auto& p = ctx.pipeline(
+            {.shader = "index_sort_out", .spec = {kWorkgroup}, .bindings = 5, .push_bytes = 32});
         struct {
             std::uint32_t dim, n, lanes, p, inner, words, idx64, want_values;
-        } push{u32(dim), u32(n), u32(lanes), u32(pn), u32(inner), words_of(t.dtype),
-               index_dtype == DType::I64 ? 1u : 0u, want_values ? 1u : 0u};
+        } push{u32(dim),
+               u32(n),
+               u32(lanes),
+               u32(pn),
+               u32(inner),
+               words_of(t.dtype),
+               index_dtype == DType::I64 ? 1u : 0u,
+               want_values ? 1u : 0u};
         const Buffer& vb = want_values ? buffer_of(values) : buffer_of(indices);
         ctx.dispatch(p, {&metas, &buffer_of(t), &order, &vb, &buffer_of(indices)}, push,
                      grid_1d(lanes * n, kWorkgroup, f));
@@ -192,17 +218,19 @@ VulkanTensor Kernels::gather(std::size_t dim, VulkanTensor t, VulkanTensor indic
     for (std::size_t d = 0; d < t.rank(); ++d) assert(d == dim || indices.shape[d] <= t.shape[d]);
     VulkanTensor out = alloc(indices.shape, t.dtype, t.device);
     if (out.num_elements() == 0) return out;
-    BURN_CHECK(t.shape[dim] > 0, "Vulkan gather: index out of bounds for dim ", dim, " with size 0");
+    BURN_CHECK(t.shape[dim] > 0, "Vulkan gather: index out of bounds for dim ", dim,
+               " with size 0");
     launch_gather("gather", t, indices, out, dim, meta(t), meta(indices), dim);
     return out;
 }
 
-VulkanTensor Kernels::scatter_add(std::size_t dim, VulkanTensor t, VulkanTensor indices, VulkanTensor values) {
+VulkanTensor Kernels::scatter_add(std::size_t dim, VulkanTensor t, VulkanTensor indices,
+                                  VulkanTensor values) {
     assert(dim < t.rank() && values.dtype == t.dtype && is_index_dtype(indices.dtype));
     assert(indices.rank() == t.rank() && values.rank() == t.rank());
     VulkanTensor out = alloc(t.shape, t.dtype, t.device);
-    launch_scatter("scatter_add", &t, indices, values, out, dim, indices.shape[dim], 0, meta(t), meta(indices),
-                   meta(values));
+    launch_scatter("scatter_add", &t, indices, values, out, dim, indices.shape[dim], 0, meta(t),
+                   meta(indices), meta(values));
     return out;
 }
 
@@ -212,11 +240,13 @@ VulkanTensor Kernels::select(VulkanTensor t, std::size_t dim, VulkanTensor indic
     out_shape[dim] = indices.shape[0];
     VulkanTensor out = alloc(out_shape, t.dtype, t.device);
     if (out.num_elements() == 0) return out;
-    launch_gather("select", t, indices, out, dim, meta(t), select_index_meta(indices, out_shape, dim), dim);
+    launch_gather("select", t, indices, out, dim, meta(t),
+                  select_index_meta(indices, out_shape, dim), dim);
     return out;
 }
 
-VulkanTensor Kernels::select_add(VulkanTensor t, std::size_t dim, VulkanTensor indices, VulkanTensor values) {
+VulkanTensor Kernels::select_add(VulkanTensor t, std::size_t dim, VulkanTensor indices,
+                                 VulkanTensor values) {
     assert(dim < t.rank() && indices.rank() == 1 && is_index_dtype(indices.dtype));
     assert(values.dtype == t.dtype && values.rank() == t.rank());
     Shape expected = t.shape;
@@ -227,7 +257,8 @@ VulkanTensor Kernels::select_add(VulkanTensor t, std::size_t dim, VulkanTensor i
     return out;
 }
 
-std::pair<VulkanTensor, VulkanTensor> Kernels::sort(VulkanTensor t, std::size_t dim, bool descending, DType index_dtype) {
+std::pair<VulkanTensor, VulkanTensor> Kernels::sort(VulkanTensor t, std::size_t dim,
+                                                    bool descending, DType index_dtype) {
     return sort_impl("sort", std::move(t), dim, descending, index_dtype, true);
 }
 
@@ -242,20 +273,24 @@ VulkanTensor Kernels::argwhere(VulkanTensor t, DType index_dtype) {
     check_u32("argwhere", n);
     std::size_t max_dim = 0;
     for (std::size_t d : t.shape) max_dim = std::max(max_dim, d);
-    BURN_CHECK(index_dtype != DType::I32 || max_dim == 0 || max_dim - 1 <= std::numeric_limits<std::int32_t>::max(),
-               "Vulkan argwhere: the index dtype ", dtype_name(index_dtype), " cannot hold the coordinates of shape ",
-               t.shape);
+    BURN_CHECK(index_dtype != DType::I32 || max_dim == 0 ||
+                   max_dim - 1 <= std::numeric_limits<std::int32_t>::max(),
+               "Vulkan argwhere: the index dtype ", dtype_name(index_dtype),
+               " cannot hold the coordinates of shape ", t.shape);
     if (n == 0) return alloc(Shape{0, rank}, index_dtype, t.device);
     Context& ctx = context(t);
     constexpr std::size_t kBlock = 1024;
     const std::size_t blocks = (n + kBlock - 1) / kBlock;
     Buffer counts = ctx.allocate(blocks * 4);
     const Buffer metas = meta_buffer(ctx, {meta(t)});
-    const auto& p = ctx.pipeline({.shader = "index_argwhere", .spec = {64}, .bindings = 4, .push_bytes = 24});
+    const auto& p =
+        ctx.pipeline({.shader = "index_argwhere", .spec = {64}, .bindings = 4, .push_bytes = 24});
     struct {
         std::uint32_t n, block, blocks, pass, words, idx64;
-    } push{u32(n), u32(kBlock), u32(blocks), 0u, words_of(t.dtype), index_dtype == DType::I64 ? 1u : 0u};
-    ctx.dispatch(p, {&metas, &buffer_of(t), &counts, &counts}, push, grid_1d(blocks, 64, ctx.features()));
+    } push{u32(n), u32(kBlock),       u32(blocks),
+           0u,     words_of(t.dtype), index_dtype == DType::I64 ? 1u : 0u};
+    ctx.dispatch(p, {&metas, &buffer_of(t), &counts, &counts}, push,
+                 grid_1d(blocks, 64, ctx.features()));
     const auto raw = ctx.read(counts, 0, blocks * 4);
     std::vector<std::uint32_t> offsets(blocks);
     std::uint64_t total = 0;
@@ -269,7 +304,8 @@ VulkanTensor Kernels::argwhere(VulkanTensor t, DType index_dtype) {
     if (total == 0 || rank == 0) return out;
     ctx.write(counts, std::as_bytes(std::span<const std::uint32_t>(offsets)));
     push.pass = 1;
-    ctx.dispatch(p, {&metas, &buffer_of(t), &counts, &buffer_of(out)}, push, grid_1d(blocks, 64, ctx.features()));
+    ctx.dispatch(p, {&metas, &buffer_of(t), &counts, &buffer_of(out)}, push,
+                 grid_1d(blocks, 64, ctx.features()));
     return out;
 }
 
@@ -309,13 +345,15 @@ VulkanTensor Kernels::embedding(VulkanTensor weights, VulkanTensor indices) {
     return out;
 }
 
-VulkanTensor Kernels::embedding_backward(VulkanTensor weights, VulkanTensor grad, VulkanTensor indices) {
+VulkanTensor Kernels::embedding_backward(VulkanTensor weights, VulkanTensor grad,
+                                         VulkanTensor indices) {
     const char* op = "embedding_backward";
     assert(weights.rank() == 2 && grad.dtype == weights.dtype && is_index_dtype(indices.dtype));
     assert(grad.rank() == indices.rank() + 1 && grad.shape[indices.rank()] == weights.shape[1]);
     VulkanTensor out = alloc(weights.shape, weights.dtype, weights.device);
     const TensorMeta om = meta(out);
-    launch_scatter(op, nullptr, indices, grad, out, 0, indices.num_elements(), 1, om, meta(indices), meta(grad));
+    launch_scatter(op, nullptr, indices, grad, out, 0, indices.num_elements(), 1, om, meta(indices),
+                   meta(grad));
     return out;
 }
 

@@ -21,8 +21,9 @@ constexpr std::uint32_t kWg = 256;  // workgroup size of the elementwise kernels
 
 void require_int64(const VulkanDevice& device, DType dtype, const char* op) {
     if (dtype == DType::I64)
-        BURN_CHECK(vulkan_device_info(device).features.shader_int64, "Vulkan ", op, ": ", device,
-                   " has no 64-bit integers in shaders (shaderInt64): use Vulkan<float, std::int32_t>");
+        BURN_CHECK(
+            vulkan_device_info(device).features.shader_int64, "Vulkan ", op, ": ", device,
+            " has no 64-bit integers in shaders (shaderInt64): use Vulkan<float, std::int32_t>");
 }
 
 /// A TensorMeta of `shape` with explicit strides and offset (a view of some buffer).
@@ -48,7 +49,8 @@ void coalesce(TensorMeta& a, TensorMeta& b) {
     for (std::uint32_t d = 0; d < a.rank; ++d) {
         const std::uint32_t n = a.shape[d];
         if (n == 1) continue;
-        if (r > 0 && static_cast<std::int64_t>(sa[r - 1]) == static_cast<std::int64_t>(a.strides[d]) * n &&
+        if (r > 0 &&
+            static_cast<std::int64_t>(sa[r - 1]) == static_cast<std::int64_t>(a.strides[d]) * n &&
             static_cast<std::int64_t>(sb[r - 1]) == static_cast<std::int64_t>(b.strides[d]) * n) {
             shape[r - 1] *= n;
             sa[r - 1] = a.strides[d];
@@ -113,7 +115,8 @@ void strided_copy(Context& ctx, const Buffer& src, DType from, TensorMeta src_me
         ctx.copy(src, dst, bytes, so, doff);
         return;
     }
-    const std::string name = std::string("layout_copy_") + dtype_suffix(from) + "_" + dtype_suffix(to);
+    const std::string name =
+        std::string("layout_copy_") + dtype_suffix(from) + "_" + dtype_suffix(to);
     const auto& p = ctx.pipeline({.shader = name, .spec = {kWg}, .bindings = 3, .push_bytes = 4});
     const Buffer metas = meta_buffer(ctx, {src_meta, dst_meta});
     ctx.dispatch(p, {&metas, &src, &dst}, n, grid_1d(n, kWg, ctx.features()));
@@ -134,7 +137,8 @@ void check_output_size(const Shape& shape, const char* op) { check_u32(op, shape
 
 // ------------------------------------------------------------------------------ full, copies
 
-VulkanTensor Kernels::full(const Shape& shape, ScalarArg value, DType dtype, const VulkanDevice& device) {
+VulkanTensor Kernels::full(const Shape& shape, ScalarArg value, DType dtype,
+                           const VulkanDevice& device) {
     check_u32("full", shape.num_elements());
     require_int64(device, dtype, "full");
     VulkanTensor t = alloc(shape, dtype, device);
@@ -150,7 +154,8 @@ VulkanTensor Kernels::full(const Shape& shape, ScalarArg value, DType dtype, con
             break;
         }
         case DType::I32:
-            ctx.fill_u32(buffer_of(t), static_cast<std::uint32_t>(static_cast<std::int32_t>(value.i)), n * 4);
+            ctx.fill_u32(buffer_of(t),
+                         static_cast<std::uint32_t>(static_cast<std::int32_t>(value.i)), n * 4);
             break;
         case DType::Bool:
             ctx.fill_u32(buffer_of(t), (value.f != 0.0 || value.i != 0) ? 1u : 0u, n * 4);
@@ -161,13 +166,16 @@ VulkanTensor Kernels::full(const Shape& shape, ScalarArg value, DType dtype, con
             if (lo == hi) {
                 ctx.fill_u32(buffer_of(t), lo, n * 8);
             } else {
-                const auto& p = ctx.pipeline({.shader = "layout_fill_u64", .spec = {kWg}, .bindings = 1, .push_bytes = 12});
+                const auto& p = ctx.pipeline(
+                    {.shader = "layout_fill_u64", .spec = {kWg}, .bindings = 1, .push_bytes = 12});
                 const std::array<std::uint32_t, 3> push{static_cast<std::uint32_t>(n), lo, hi};
                 ctx.dispatch(p, {&buffer_of(t)}, push, grid_1d(n, kWg, ctx.features()));
             }
             break;
         }
-        default: ::burn::detail::fail("Vulkan full: dtype ", dtype, " is not supported on Vulkan (f32, i32, i64, bool)");
+        default:
+            ::burn::detail::fail("Vulkan full: dtype ", dtype,
+                                 " is not supported on Vulkan (f32, i32, i64, bool)");
     }
     return t;
 }
@@ -186,17 +194,19 @@ VulkanTensor Kernels::cast(VulkanTensor t, DType dtype) {
 
 // ------------------------------------------------------------------------------ writes
 
-VulkanTensor Kernels::slice_assign(VulkanTensor t, std::span<const SliceRange> ranges, VulkanTensor values) {
+VulkanTensor Kernels::slice_assign(VulkanTensor t, std::span<const SliceRange> ranges,
+                                   VulkanTensor values) {
     assert(values.dtype == t.dtype);
     // In place when t is the only owner of a dense buffer (values cannot alias it then).
-    VulkanTensor out = t.is_unique() && t.is_contiguous() ? std::move(t) : copy_to_new(t, t.dtype, "slice_assign");
+    VulkanTensor out =
+        t.is_unique() && t.is_contiguous() ? std::move(t) : copy_to_new(t, t.dtype, "slice_assign");
     backend::StridedLayout region = out;  // the view of the ranges (bounds asserted by view::slice)
     backend::view::slice(region, ranges);
     assert(values.shape == region.shape);
     if (region.num_elements() == 0) return out;
     check_u32("slice_assign", region.num_elements());
-    strided_copy(context(out), buffer_of(values), values.dtype, meta(values), buffer_of(out), out.dtype,
-                 meta_of(region.shape, region.strides, region.offset));
+    strided_copy(context(out), buffer_of(values), values.dtype, meta(values), buffer_of(out),
+                 out.dtype, meta_of(region.shape, region.strides, region.offset));
     return out;
 }
 
@@ -254,7 +264,7 @@ VulkanTensor Kernels::repeat_dim(VulkanTensor t, std::size_t dim, std::size_t ti
 }
 
 VulkanTensor Kernels::arange(std::int64_t start, std::int64_t end, std::int64_t step, DType dtype,
-                    const VulkanDevice& device) {
+                             const VulkanDevice& device) {
     const std::uint64_t n = backend::arange_length(start, end, step);
     check_u32("arange", n);
     const Shape shape{static_cast<std::size_t>(n)};
@@ -262,7 +272,8 @@ VulkanTensor Kernels::arange(std::int64_t start, std::int64_t end, std::int64_t 
     if (dtype != DType::I32 && dtype != DType::I64) {
         // Other dtypes: the int64 sequence converted (as the CPU backend), through an i64 or
         // i32 sequence and a cast.
-        const DType via = vulkan_device_info(device).features.shader_int64 ? DType::I64 : DType::I32;
+        const DType via =
+            vulkan_device_info(device).features.shader_int64 ? DType::I64 : DType::I32;
         (void)device_element_size(dtype);
         return cast(arange(start, end, step, via, device), dtype);
     }
@@ -270,16 +281,20 @@ VulkanTensor Kernels::arange(std::int64_t start, std::int64_t end, std::int64_t 
     if (n == 0) return out;
     Context& ctx = context(device);
     if (dtype == DType::I32) {
-        const auto& p = ctx.pipeline({.shader = "layout_arange_i32", .spec = {kWg}, .bindings = 1, .push_bytes = 12});
-        const std::array<std::uint32_t, 3> push{static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(start),
+        const auto& p = ctx.pipeline(
+            {.shader = "layout_arange_i32", .spec = {kWg}, .bindings = 1, .push_bytes = 12});
+        const std::array<std::uint32_t, 3> push{static_cast<std::uint32_t>(n),
+                                                static_cast<std::uint32_t>(start),
                                                 static_cast<std::uint32_t>(step)};
         ctx.dispatch(p, {&buffer_of(out)}, push, grid_1d(n, kWg, ctx.features()));
     } else {
-        const auto& p = ctx.pipeline({.shader = "layout_arange_i64", .spec = {kWg}, .bindings = 1, .push_bytes = 24});
+        const auto& p = ctx.pipeline(
+            {.shader = "layout_arange_i64", .spec = {kWg}, .bindings = 1, .push_bytes = 24});
         const auto us = static_cast<std::uint64_t>(start), ut = static_cast<std::uint64_t>(step);
-        const std::array<std::uint32_t, 6> push{static_cast<std::uint32_t>(n), 0u,
-                                                static_cast<std::uint32_t>(us), static_cast<std::uint32_t>(us >> 32),
-                                                static_cast<std::uint32_t>(ut), static_cast<std::uint32_t>(ut >> 32)};
+        const std::array<std::uint32_t, 6> push{
+            static_cast<std::uint32_t>(n),  0u,
+            static_cast<std::uint32_t>(us), static_cast<std::uint32_t>(us >> 32),
+            static_cast<std::uint32_t>(ut), static_cast<std::uint32_t>(ut >> 32)};
         ctx.dispatch(p, {&buffer_of(out)}, push, grid_1d(n, kWg, ctx.features()));
     }
     return out;

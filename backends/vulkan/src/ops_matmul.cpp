@@ -15,15 +15,16 @@
 //   One workgroup computes a BM x BN block of one batch's C, stepping over k in BK-deep tiles
 //   staged in shared memory; each thread accumulates a TM x TN register tile (choose_tile in
 //   ops_matmul.hpp). The implicit-GEMM convolutions share its loop.
+#include "ops_matmul.hpp"
+
 #include <algorithm>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
-#include <cstdlib>
-#include <cstdio>
 
 #include "ops_common.hpp"
-#include "ops_matmul.hpp"
 
 namespace burn::vk {
 
@@ -122,12 +123,12 @@ VulkanTensor Kernels::matmul(VulkanTensor lhs, VulkanTensor rhs) {
     const int ta = vec4_layout(ma, r), tb = vec4_layout(mb, r);
     if (dt == DType::F32 && ta >= 0 && tb >= 0 && m % 4 == 0 && n % 4 == 0 && k % 4 == 0) {
         const Vec4Tile t = choose_vec4_tile(m, n);
-        const auto& p = ctx.pipeline(
-            {.shader = "matmul_vec4_f32",
-             .spec = {t.bm * t.bn / 64, t.bm, t.bn, t.bk, static_cast<std::uint32_t>(ta),
-                      static_cast<std::uint32_t>(tb)},
-             .bindings = 4,
-             .push_bytes = 16});
+        const auto& p =
+            ctx.pipeline({.shader = "matmul_vec4_f32",
+                          .spec = {t.bm * t.bn / 64, t.bm, t.bn, t.bk,
+                                   static_cast<std::uint32_t>(ta), static_cast<std::uint32_t>(tb)},
+                          .bindings = 4,
+                          .push_bytes = 16});
         run(p, t.bm, t.bn);
         return out;
     }

@@ -119,7 +119,7 @@ VulkanTensor Kernels::unfold4d(VulkanTensor x, const SpatialArgs& a) {
 }
 
 VulkanTensor Kernels::interpolate(VulkanTensor x, std::array<std::size_t, 2> output_size,
-                         const InterpolateOptions& options) {
+                                  const InterpolateOptions& options) {
     const char* op = "interpolate";
     check_input(x, output_size, op);
     const std::size_t H = x.shape[2], W = x.shape[3], OH = output_size[0], OW = output_size[1];
@@ -174,8 +174,8 @@ void append_inverse(std::vector<std::int32_t>& t, const Taps& tp, std::size_t in
 }  // namespace
 
 VulkanTensor Kernels::interpolate_backward(VulkanTensor x, VulkanTensor grad,
-                                  std::array<std::size_t, 2> output_size,
-                                  const InterpolateOptions& options) {
+                                           std::array<std::size_t, 2> output_size,
+                                           const InterpolateOptions& options) {
     const char* op = "interpolate_backward";
     check_input(x, output_size, op);
     const std::size_t H = x.shape[2], W = x.shape[3], OH = output_size[0], OW = output_size[1];

@@ -123,7 +123,7 @@ VulkanTensor Kernels::avg_pool_backward(VulkanTensor x, VulkanTensor grad, const
 }
 
 std::pair<VulkanTensor, VulkanTensor> Kernels::max_pool(VulkanTensor x, const SpatialArgs& a,
-                                               bool with_indices, DType index_dtype) {
+                                                        bool with_indices, DType index_dtype) {
     check_float(x, "max_pool");
     Geom g = geometry(x.shape, a);
     check_u32("max_pool", g.out_shape.num_elements());
@@ -139,7 +139,7 @@ std::pair<VulkanTensor, VulkanTensor> Kernels::max_pool(VulkanTensor x, const Sp
 }
 
 VulkanTensor Kernels::max_pool_backward(VulkanTensor x, VulkanTensor grad, VulkanTensor indices,
-                               const SpatialArgs& a) {
+                                        const SpatialArgs& a) {
     const char* op = "max_pool_backward";
     Geom g = geometry(x.shape, a);
     assert(grad.shape == g.out_shape && indices.shape == g.out_shape);
@@ -163,8 +163,10 @@ VulkanTensor Kernels::max_pool_backward(VulkanTensor x, VulkanTensor grad, Vulka
     g.prm.p[22] = i32(ctx.error_op(op));
     g.prm.p[23] = i32(outs);
     const Buffer pb = ctx.upload(std::as_bytes(std::span<const std::int32_t>(g.prm.p)));
-    const auto& pl = ctx.pipeline({.shader = "pool_max_backward_f32", .spec = {kWg}, .bindings = 5, .push_bytes = 4});
-    ctx.dispatch(pl, {&buffer_of(grad), &buffer_of(indices), &buffer_of(gx), &pb, &ctx.error_buffer()},
+    const auto& pl = ctx.pipeline(
+        {.shader = "pool_max_backward_f32", .spec = {kWg}, .bindings = 5, .push_bytes = 4});
+    ctx.dispatch(pl,
+                 {&buffer_of(grad), &buffer_of(indices), &buffer_of(gx), &pb, &ctx.error_buffer()},
                  kDummyPush, grid_1d(std::max(total, outs), kWg, ctx.features()));
     return gx;
 }

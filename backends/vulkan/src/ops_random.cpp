@@ -56,11 +56,14 @@ std::pair<std::size_t, std::size_t> runs_of(const Shape& shape, const Quantizati
 
 void Kernels::seed(std::uint64_t s) { state().seed(s); }
 
-VulkanTensor Kernels::random(const Shape& shape, const Distribution& dist, DType dtype, const VulkanDevice& device) {
+VulkanTensor Kernels::random(const Shape& shape, const Distribution& dist, DType dtype,
+                             const VulkanDevice& device) {
     const std::size_t n = shape.num_elements();
     check_u32("random", n);
-    BURN_CHECK(dtype == DType::F32 || dtype == DType::I32 || dtype == DType::I64 || dtype == DType::Bool,
-               "random: dtype ", dtype_name(dtype), " is not supported by the Vulkan backend (f32, i32, i64, bool)");
+    BURN_CHECK(
+        dtype == DType::F32 || dtype == DType::I32 || dtype == DType::I64 || dtype == DType::Bool,
+        "random: dtype ", dtype_name(dtype),
+        " is not supported by the Vulkan backend (f32, i32, i64, bool)");
     const auto& features = vulkan_device_info(device).features;
     BURN_CHECK(features.shader_int64, "Vulkan random: ", device,
                " has no 64-bit integers in shaders (shaderInt64), which the random kernels use");
@@ -97,7 +100,8 @@ VulkanTensor Kernels::random(const Shape& shape, const Distribution& dist, DType
     push.blocks = static_cast<std::uint32_t>(blocks);
     Context& ctx = context(device);
     const std::string name = std::string("random_") + dtype_suffix(dtype);
-    const auto& p = ctx.pipeline({.shader = name, .spec = {kWg}, .bindings = 1, .push_bytes = sizeof(RandomPush)});
+    const auto& p = ctx.pipeline(
+        {.shader = name, .spec = {kWg}, .bindings = 1, .push_bytes = sizeof(RandomPush)});
     ctx.dispatch(p, {&buffer_of(out)}, push, grid_1d(blocks, kWg, ctx.features()));
     return out;
 }
@@ -105,13 +109,14 @@ VulkanTensor Kernels::random(const Shape& shape, const Distribution& dist, DType
 // ------------------------------------------------------------------------------ quantization
 
 VulkanTensor Kernels::quantize(VulkanTensor t, const QuantizationScheme& scheme, VulkanTensor scale,
-                      std::optional<VulkanTensor> offset) {
+                               std::optional<VulkanTensor> offset) {
     auto info = std::make_shared<QuantizationInfo>();
     info->scheme = scheme;
     info->scales = host_floats(scale);
     if (scheme.is_affine() && offset) info->offsets = host_ints(*offset);
     info->validate(t.shape, "vk::quantize");
-    BURN_CHECK(t.dtype == DType::F32, "vk::quantize: expected a float tensor, got ", dtype_name(t.dtype));
+    BURN_CHECK(t.dtype == DType::F32, "vk::quantize: expected a float tensor, got ",
+               dtype_name(t.dtype));
     check_u32("quantize", t.num_elements());
     t = contiguous(std::move(t));
     VulkanTensor out = alloc(t.shape, DType::QInt8, t.device);
@@ -126,11 +131,13 @@ VulkanTensor Kernels::quantize(VulkanTensor t, const QuantizationScheme& scheme,
         Context& ctx = context(t);
         const Buffer pbuf = ctx.upload(std::as_bytes(std::span<const std::uint32_t>(params)));
         const std::size_t words = (n + 3) / 4;
-        const std::array<std::uint32_t, 4> push{static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(words),
-                                                static_cast<std::uint32_t>(inner),
-                                                static_cast<std::uint32_t>(channels)};
-        const auto& p = ctx.pipeline({.shader = "quantize_q8", .spec = {kWg}, .bindings = 3, .push_bytes = 16});
-        ctx.dispatch(p, {&buffer_of(t), &pbuf, &buffer_of(out)}, push, grid_1d(words, kWg, ctx.features()));
+        const std::array<std::uint32_t, 4> push{
+            static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(words),
+            static_cast<std::uint32_t>(inner), static_cast<std::uint32_t>(channels)};
+        const auto& p =
+            ctx.pipeline({.shader = "quantize_q8", .spec = {kWg}, .bindings = 3, .push_bytes = 16});
+        ctx.dispatch(p, {&buffer_of(t), &pbuf, &buffer_of(out)}, push,
+                     grid_1d(words, kWg, ctx.features()));
     }
     out.qinfo = std::move(info);
     return out;
@@ -152,9 +159,11 @@ VulkanTensor Kernels::dequantize(const VulkanTensor& t, DType float_dtype) {
     }
     Context& ctx = context(t);
     const Buffer pbuf = ctx.upload(std::as_bytes(std::span<const std::uint32_t>(params)));
-    const std::array<std::uint32_t, 3> push{static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(inner),
+    const std::array<std::uint32_t, 3> push{static_cast<std::uint32_t>(n),
+                                            static_cast<std::uint32_t>(inner),
                                             static_cast<std::uint32_t>(channels)};
-    const auto& p = ctx.pipeline({.shader = "dequantize_q8", .spec = {kWg}, .bindings = 3, .push_bytes = 12});
+    const auto& p =
+        ctx.pipeline({.shader = "dequantize_q8", .spec = {kWg}, .bindings = 3, .push_bytes = 12});
     ctx.dispatch(p, {&buffer_of(t), &pbuf, &buffer_of(out)}, push, grid_1d(n, kWg, ctx.features()));
     return out;
 }

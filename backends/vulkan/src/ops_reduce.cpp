@@ -41,7 +41,8 @@ bool use_subgroups(const Context& ctx) {
     if (env != nullptr && env[0] != '\0' && env[0] != '0') return false;
     const VulkanFeatures& f = ctx.features();
     // The shader keeps one partial per subgroup in 64 slots: subgroups of at least 4.
-    return f.subgroup_in_compute && f.subgroup_basic && f.subgroup_arithmetic && f.subgroup_size >= 4;
+    return f.subgroup_in_compute && f.subgroup_basic && f.subgroup_arithmetic &&
+           f.subgroup_size >= 4;
 }
 
 /// The numeric dtypes of Vulkan (bool tensors go through any / all).
@@ -50,7 +51,8 @@ constexpr bool numeric(DType dt) {
 }
 
 /// A new contiguous tensor of `shape` with every element `value` (written from the host).
-VulkanTensor host_full(const Shape& shape, DType dt, double f, std::int64_t i, const VulkanDevice& device) {
+VulkanTensor host_full(const Shape& shape, DType dt, double f, std::int64_t i,
+                       const VulkanDevice& device) {
     VulkanTensor out = alloc(shape, dt, device);
     const std::size_t n = shape.num_elements();
     if (n == 0) return out;
@@ -104,14 +106,15 @@ constexpr std::uint64_t kLaneChunk = 16384;
 
 /// Launches reduce_[sg_]<dtype>: `lanes` outputs, each folding n elements of t along dim (or
 /// every element in row-major order when dim == kFlatDim, lanes == 1).
-void launch_reduce(const VulkanTensor& t, const VulkanTensor& out, std::uint32_t dim, std::uint64_t n,
-                   std::uint64_t lanes, std::uint32_t op) {
+void launch_reduce(const VulkanTensor& t, const VulkanTensor& out, std::uint32_t dim,
+                   std::uint64_t n, std::uint64_t lanes, std::uint32_t op) {
     Context& ctx = context(t);
     check_u32("reduce", n);
     check_u32("reduce", lanes);
     const bool sg = use_subgroups(ctx) && t.dtype != DType::I64;
     const std::string shader = std::string(sg ? "reduce_sg_" : "reduce_") + dtype_suffix(t.dtype);
-    const auto& p = ctx.pipeline({.shader = shader, .spec = {kReduceWorkgroup}, .bindings = 3, .push_bytes = 28});
+    const auto& p = ctx.pipeline(
+        {.shader = shader, .spec = {kReduceWorkgroup}, .bindings = 3, .push_bytes = 28});
     TensorMeta m = meta(t);
     if (dim == kFlatDim && t.is_contiguous()) {  // a dense run: one dim of stride 1
         m = TensorMeta{};
@@ -125,7 +128,12 @@ void launch_reduce(const VulkanTensor& t, const VulkanTensor& out, std::uint32_t
     const Buffer metas = meta_buffer(ctx, {m});
     struct {
         std::uint32_t dim, n, lanes, op, chunk, splits, divisor;
-    } push{dim, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(lanes), op, static_cast<std::uint32_t>(n), 1,
+    } push{dim,
+           static_cast<std::uint32_t>(n),
+           static_cast<std::uint32_t>(lanes),
+           op,
+           static_cast<std::uint32_t>(n),
+           1,
            static_cast<std::uint32_t>(n)};
     const auto groups = [&](std::uint64_t count) {
         check_u32("reduce", count);
@@ -136,8 +144,11 @@ void launch_reduce(const VulkanTensor& t, const VulkanTensor& out, std::uint32_t
     const bool per_invocation =
         dim != kFlatDim && (n <= 32 || (m.strides[dim] != 1 && lanes >= 256 && n <= 4096));
     if (per_invocation) {
-        const auto& pt = ctx.pipeline({.shader = std::string("reduce_thread_") + dtype_suffix(t.dtype),
-                                       .spec = {kReduceWorkgroup}, .bindings = 3, .push_bytes = 28});
+        const auto& pt =
+            ctx.pipeline({.shader = std::string("reduce_thread_") + dtype_suffix(t.dtype),
+                          .spec = {kReduceWorkgroup},
+                          .bindings = 3,
+                          .push_bytes = 28});
         ctx.dispatch(pt, {&metas, &buffer_of(t), &buffer_of(out)}, push,
                      grid_1d(lanes, kReduceWorkgroup, ctx.features()));
         return;
@@ -210,8 +221,9 @@ VulkanTensor Kernels::reduce_dim(ReduceOp op, VulkanTensor t, std::size_t dim) {
     return out;
 }
 
-std::pair<VulkanTensor, VulkanTensor> Kernels::reduce_dim_with_indices(ReduceOp op, VulkanTensor t, std::size_t dim,
-                                                              DType index_dtype) {
+std::pair<VulkanTensor, VulkanTensor> Kernels::reduce_dim_with_indices(ReduceOp op, VulkanTensor t,
+                                                                       std::size_t dim,
+                                                                       DType index_dtype) {
     assert(op == ReduceOp::Max || op == ReduceOp::Min);
     const char* name = backend::op_dim_name(op);
     assert(dim < t.rank() && numeric(t.dtype) && t.shape[dim] != 0);
@@ -225,12 +237,15 @@ std::pair<VulkanTensor, VulkanTensor> Kernels::reduce_dim_with_indices(ReduceOp 
     check_u32(name, lanes);
     Context& ctx = context(t);
     const auto& p = ctx.pipeline({.shader = std::string("reduce_arg_") + dtype_suffix(t.dtype),
-                                  .spec = {kReduceWorkgroup}, .bindings = 4, .push_bytes = 20});
+                                  .spec = {kReduceWorkgroup},
+                                  .bindings = 4,
+                                  .push_bytes = 20});
     const Buffer metas = meta_buffer(ctx, {meta(t)});
     struct {
         std::uint32_t dim, n, lanes, op, idx64;
-    } push{dim_u32(dim), static_cast<std::uint32_t>(t.shape[dim]), static_cast<std::uint32_t>(lanes),
-           op == ReduceOp::Max ? 0u : 1u, index_dtype == DType::I64 ? 1u : 0u};
+    } push{dim_u32(dim), static_cast<std::uint32_t>(t.shape[dim]),
+           static_cast<std::uint32_t>(lanes), op == ReduceOp::Max ? 0u : 1u,
+           index_dtype == DType::I64 ? 1u : 0u};
     ctx.dispatch(p, {&metas, &buffer_of(t), &buffer_of(values), &buffer_of(indices)}, push,
                  grid_1d(lanes * kReduceWorkgroup, kReduceWorkgroup, ctx.features()));
     return {std::move(values), std::move(indices)};
@@ -271,9 +286,14 @@ VulkanTensor Kernels::cumulative(CumOp op, VulkanTensor t, std::size_t dim) {
     const std::size_t lanes = numel / n;
     Context& ctx = context(t);
     const auto& p = ctx.pipeline({.shader = std::string("reduce_cum_") + dtype_suffix(t.dtype),
-                                  .spec = {kReduceWorkgroup}, .bindings = 3, .push_bytes = 20});
+                                  .spec = {kReduceWorkgroup},
+                                  .bindings = 3,
+                                  .push_bytes = 20});
     const Buffer metas = meta_buffer(ctx, {meta(t)});
-    const std::uint32_t code = op == CumOp::Sum ? 0u : op == CumOp::Prod ? 1u : op == CumOp::Max ? 2u : 3u;
+    const std::uint32_t code = op == CumOp::Sum    ? 0u
+                               : op == CumOp::Prod ? 1u
+                               : op == CumOp::Max  ? 2u
+                                                   : 3u;
     struct {
         std::uint32_t dim, n, lanes, op, inner;
     } push{dim_u32(dim), static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(lanes), code,

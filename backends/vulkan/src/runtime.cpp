@@ -23,9 +23,9 @@ const char* to_string(VulkanDeviceType t) noexcept {
 }
 
 std::ostream& operator<<(std::ostream& os, const VulkanDeviceInfo& d) {
-    return os << "Vulkan(" << d.index << "): " << d.name << " [" << to_string(d.type)
-              << ", Vulkan " << d.api_major << "." << d.api_minor << "." << d.api_patch << ", "
-              << d.driver << ", ints " << dtype_name(d.int_dtype()) << "]";
+    return os << "Vulkan(" << d.index << "): " << d.name << " [" << to_string(d.type) << ", Vulkan "
+              << d.api_major << "." << d.api_minor << "." << d.api_patch << ", " << d.driver
+              << ", ints " << dtype_name(d.int_dtype()) << "]";
 }
 
 const std::vector<VulkanDeviceInfo>& vulkan_devices() {
@@ -85,8 +85,7 @@ const char* result_name(VkResult r) noexcept {
 
 void throw_result(const char* call, VkResult r) {
     std::ostringstream os;
-    os << "Vulkan: " << call << " failed: " << result_name(r) << " (" << static_cast<int>(r)
-       << ")";
+    os << "Vulkan: " << call << " failed: " << result_name(r) << " (" << static_cast<int>(r) << ")";
     throw Error(os.str());
 }
 
@@ -201,8 +200,8 @@ bool describe(VkPhysicalDevice pd, PhysicalDevice& out) {
     f.min_storage_buffer_offset_alignment = lim.minStorageBufferOffsetAlignment;
     for (std::uint32_t i = 0; i < mem.memoryHeapCount; ++i)
         if (mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
-            f.device_local_bytes = std::max<std::uint64_t>(f.device_local_bytes,
-                                                           mem.memoryHeaps[i].size);
+            f.device_local_bytes =
+                std::max<std::uint64_t>(f.device_local_bytes, mem.memoryHeaps[i].size);
     return true;
 }
 
@@ -302,10 +301,8 @@ std::shared_ptr<Instance> Instance::get() {
     std::size_t skipped = 0;
     for (VkPhysicalDevice pd : pds) {
         PhysicalDevice d;
-        if (describe(pd, d))
-            self.devices_.push_back(std::move(d));
-        else
-            ++skipped;
+        if (describe(pd, d)) self.devices_.push_back(std::move(d));
+        else ++skipped;
     }
     std::stable_sort(self.devices_.begin(), self.devices_.end(),
                      [](const PhysicalDevice& a, const PhysicalDevice& b) {
@@ -325,8 +322,7 @@ std::shared_ptr<Instance> Instance::get() {
     for (std::size_t i = 0; i < self.devices_.size(); ++i) self.devices_[i].info.index = i;
     if (self.devices_.empty()) {
         self.failure_ = "vkEnumeratePhysicalDevices found " + std::to_string(pds.size()) +
-                        " devices" +
-                        (skipped ? ", none with Vulkan 1.2 and a compute queue" : "");
+                        " devices" + (skipped ? ", none with Vulkan 1.2 and a compute queue" : "");
     }
     return inst;
 }
@@ -337,8 +333,7 @@ Instance::~Instance() {
 
 const PhysicalDevice& Instance::require(std::size_t index) const {
     if (devices_.empty())
-        throw Error("burn::Vulkan: no Vulkan device was found (" + failure_ + "). " +
-                    kInstallHint);
+        throw Error("burn::Vulkan: no Vulkan device was found (" + failure_ + "). " + kInstallHint);
     if (index >= devices_.size()) {
         std::ostringstream os;
         os << "burn::Vulkan: no device Vulkan(" << index << "): " << devices_.size()

@@ -43,7 +43,9 @@ inline std::atomic<std::int64_t>& live_node_counter() {
 
 /// The number of graph nodes alive now, over all threads: a leak check for training loops
 /// (it returns to its earlier value once the tensors of a step are gone).
-inline std::int64_t live_nodes() { return detail::live_node_counter().load(std::memory_order_relaxed); }
+inline std::int64_t live_nodes() {
+    return detail::live_node_counter().load(std::memory_order_relaxed);
+}
 
 /// Whether a node's gradient is wanted.
 enum class Requirement : std::uint8_t {
@@ -54,7 +56,8 @@ enum class Requirement : std::uint8_t {
 /// How an op's output is treated by a checkpointing strategy.
 enum class ComputeProperty : std::uint8_t {
     ComputeBound,  ///< expensive to recompute (matmul, convolutions, reductions): kept
-    MemoryBound,   ///< cheap to recompute (element-wise, shape ops): recomputed if the strategy says so
+    MemoryBound,  ///< cheap to recompute (element-wise, shape ops): recomputed if the strategy says
+                  ///< so
 };
 
 /// Checkpointing strategies (the `Checkpoint` parameter of Autodiff<B, Checkpoint>).
@@ -129,7 +132,7 @@ struct Node {
     NodeId id = next_node_id();
     Requirement requirement = Requirement::GradInBackward;
     std::vector<NodeRef<B>> parents;  ///< one per op input; null for inputs that are not tracked
-    std::unique_ptr<Step<B>> step;     ///< null for leaves
+    std::unique_ptr<Step<B>> step;    ///< null for leaves
     /// Under BalancedCheckpointing, how to recompute this node's output (memory-bound ops).
     std::shared_ptr<typename Saved<P>::Recipe> recipe;
     bool released = false;  ///< set by backward() once the step ran and its state was freed

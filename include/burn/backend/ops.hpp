@@ -25,6 +25,8 @@ struct ScalarArg {
     static constexpr ScalarArg of(std::int64_t v) { return {static_cast<double>(v), v}; }
 };
 
+// The lists are wrapped by hand (clang-format would reflow their entries).
+// clang-format off
 // Each list gives an enumerator and the name of the tensor op it implements (for messages).
 // Element-wise ops of two operands (broadcasting) or of an operand and a scalar.
 #define BURN_BINARY_OPS(X)                                                                       \
@@ -47,16 +49,17 @@ struct ScalarArg {
 #define BURN_ACTIVATION_OPS(X)                                                                   \
     X(Relu, relu) X(Gelu, gelu) X(Sigmoid, sigmoid) X(LogSigmoid, log_sigmoid)                  \
     X(HardSigmoid, hard_sigmoid) X(LeakyRelu, leaky_relu)
+// clang-format on
 
 #define BURN_ENUM_ENTRY(E, NAME) E,
 #define BURN_ENUM_NAME(E, NAME) #NAME,
-#define BURN_DEFINE_OP_ENUM(TYPE, LIST)                                                          \
-    enum class TYPE { LIST(BURN_ENUM_ENTRY) };                                                   \
-    /** The name of the tensor op the enumerator implements ("add", "max_pair"). */              \
-    constexpr const char* op_name(TYPE op) noexcept {                                            \
-        constexpr const char* names[] = {LIST(BURN_ENUM_NAME)};                                  \
-        const auto i = static_cast<std::size_t>(op);                                             \
-        return i < std::size(names) ? names[i] : "?";                                            \
+#define BURN_DEFINE_OP_ENUM(TYPE, LIST)                                             \
+    enum class TYPE { LIST(BURN_ENUM_ENTRY) };                                      \
+    /** The name of the tensor op the enumerator implements ("add", "max_pair"). */ \
+    constexpr const char* op_name(TYPE op) noexcept {                               \
+        constexpr const char* names[] = {LIST(BURN_ENUM_NAME)};                     \
+        const auto i = static_cast<std::size_t>(op);                                \
+        return i < std::size(names) ? names[i] : "?";                               \
     }
 
 BURN_DEFINE_OP_ENUM(BinaryOp, BURN_BINARY_OPS)

@@ -7,7 +7,6 @@
 
 #include <burn/data/dataset.hpp>
 #include <burn/tensor/error.hpp>
-
 #include <charconv>
 #include <concepts>
 #include <cstddef>
@@ -28,10 +27,10 @@ namespace burn::data {
 
 /// How from_csv reads a file (Burn passes a csv::ReaderBuilder).
 struct CsvOptions {
-    char delimiter = ',';      ///< field separator (',' or '\t' ...)
-    bool has_headers = true;   ///< the first record names the columns (the csv crate's default)
-    char quote = '"';          ///< fields may be quoted; a doubled quote inside is one quote
-    bool flexible = false;     ///< allow records with a different number of fields
+    char delimiter = ',';     ///< field separator (',' or '\t' ...)
+    bool has_headers = true;  ///< the first record names the columns (the csv crate's default)
+    char quote = '"';         ///< fields may be quoted; a doubled quote inside is one quote
+    bool flexible = false;    ///< allow records with a different number of fields
 };
 
 /// One CSV record, handed to from_csv's row parser. Fields are views valid during the call.
@@ -44,7 +43,7 @@ public:
     std::size_t size() const { return fields_.size(); }
     std::string_view operator[](std::size_t column) const { return field(column); }
     const std::vector<std::string_view>& fields() const { return fields_; }
-    std::size_t line() const { return line_; }       ///< 1-based line in the file
+    std::size_t line() const { return line_; }  ///< 1-based line in the file
     const std::string& path() const { return path_; }
 
     /// The field of a column; throws naming the file, the line and the column when missing.
@@ -58,7 +57,8 @@ public:
 
     /// The index of the column named `name` (needs has_headers).
     std::size_t column(std::string_view name) const {
-        if (headers_ == nullptr) fail("no header to look up column '", name, "' (has_headers is false)");
+        if (headers_ == nullptr)
+            fail("no header to look up column '", name, "' (has_headers is false)");
         for (std::size_t i = 0; i < headers_->size(); ++i)
             if ((*headers_)[i] == name) return i;
         fail("no column named '", name, "'");
@@ -96,14 +96,17 @@ private:
         } else if constexpr (std::is_same_v<T, std::string_view>) {
             return text;
         } else {
-            while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-            while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+            while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+                text.remove_prefix(1);
+            while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
+                text.remove_suffix(1);
             if constexpr (std::is_same_v<T, bool>) {
                 if (text == "true" || text == "1") return true;
                 if (text == "false" || text == "0") return false;
                 fail(where, ": expected a bool, got '", text, "'");
             } else {
-                static_assert(std::is_arithmetic_v<T>, "CsvRow::get: T must be arithmetic or a string");
+                static_assert(std::is_arithmetic_v<T>,
+                              "CsvRow::get: T must be arithmetic or a string");
                 T value{};
                 const char* first = text.data();
                 const char* last = text.data() + text.size();
@@ -137,7 +140,8 @@ struct CsvCursor {
     bool next(std::vector<std::string>& out, std::size_t& record_line) {
         const std::size_t n = text.size();
         // Skip empty lines.
-        while (pos < n && (text[pos] == '\n' || (text[pos] == '\r' && pos + 1 < n && text[pos + 1] == '\n'))) {
+        while (pos < n &&
+               (text[pos] == '\n' || (text[pos] == '\r' && pos + 1 < n && text[pos + 1] == '\n'))) {
             pos += text[pos] == '\r' ? 2 : 1;
             ++line;
         }
@@ -190,7 +194,8 @@ struct CsvCursor {
                 return true;
             }
             ++pos;  // the delimiter
-            if (pos >= n || text[pos] == '\n' || (text[pos] == '\r' && pos + 1 < n && text[pos + 1] == '\n')) {
+            if (pos >= n || text[pos] == '\n' ||
+                (text[pos] == '\r' && pos + 1 < n && text[pos + 1] == '\n')) {
                 out.emplace_back();  // a trailing delimiter: one last empty field
                 if (pos < n) {
                     pos += text[pos] == '\r' ? 2 : 1;
@@ -228,7 +233,7 @@ public:
 
     /// Every item a Dataset holds, in order (Burn's InMemDataset::from_dataset).
     template <Dataset D>
-        requires std::same_as<typename D::Item, I>
+    requires std::same_as<typename D::Item, I>
     static InMemDataset from_dataset(const D& dataset) {
         std::vector<I> items;
         const auto n = static_cast<std::size_t>(dataset.len());
@@ -279,16 +284,15 @@ public:
             fields.assign(storage.begin(), storage.end());
             const CsvRow row(fields, options.has_headers ? &headers : nullptr, file, line_no);
             try {
-                if constexpr (std::invocable<Parser&, const CsvRow&>)
-                    items.push_back(parser(row));
-                else
-                    items.push_back(parser(std::as_const(fields)));
+                if constexpr (std::invocable<Parser&, const CsvRow&>) items.push_back(parser(row));
+                else items.push_back(parser(std::as_const(fields)));
             } catch (const ::burn::Error& e) {
                 const std::string what = e.what();
                 if (what.rfind("InMemDataset::from_csv: ", 0) == 0) throw;
                 ::burn::detail::fail("InMemDataset::from_csv: ", file, ":", line_no, ": ", what);
             } catch (const std::exception& e) {
-                ::burn::detail::fail("InMemDataset::from_csv: ", file, ":", line_no, ": ", e.what());
+                ::burn::detail::fail("InMemDataset::from_csv: ", file, ":", line_no, ": ",
+                                     e.what());
             }
         }
         return InMemDataset(std::move(items));

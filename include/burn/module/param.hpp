@@ -32,7 +32,8 @@ public:
     Param(TensorType value)  // NOLINT(google-explicit-constructor): `Param p = tensor;` reads well
         : Param(ParamId{}, std::move(value), std::same_as<K, Float>) {}
     Param(ParamId id, TensorType value, bool require_grad = std::same_as<K, Float>)
-        : id_(id), require_grad_(require_grad && std::same_as<K, Float>),
+        : id_(id),
+          require_grad_(require_grad && std::same_as<K, Float>),
           value_(prepare(std::move(value), require_grad_)) {}
 
     /// The tensor (cheap copy). Burn's `param.val()`.

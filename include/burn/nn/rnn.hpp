@@ -47,7 +47,8 @@
 
 namespace burn::nn {
 
-// ==================================================================================== GateController
+// ====================================================================================
+// GateController
 /// One gate of a recurrent cell: `input_transform(x) + hidden_transform(h)` (Burn's
 /// GateController). Both transforms are Linear layers with Burn's [d_in, d_out] weight layout.
 template <Backend B>
@@ -60,12 +61,13 @@ struct GateController {
     static GateController init(std::size_t d_input, std::size_t d_output, bool bias,
                                const Initializer& initializer,
                                const typename B::Device& device = {}) {
-        return {LinearConfig{.d_input = d_input, .d_output = d_output, .bias = bias,
-                             .initializer = initializer}
-                    .init<B>(device),
-                LinearConfig{.d_input = d_output, .d_output = d_output, .bias = bias,
-                             .initializer = initializer}
-                    .init<B>(device)};
+        return {
+            LinearConfig{
+                .d_input = d_input, .d_output = d_output, .bias = bias, .initializer = initializer}
+                .init<B>(device),
+            LinearConfig{
+                .d_input = d_output, .d_output = d_output, .bias = bias, .initializer = initializer}
+                .init<B>(device)};
     }
 
     std::size_t d_input() const { return input_transform.d_input(); }
@@ -119,8 +121,8 @@ void check_gates(std::initializer_list<const GateController<B>*> gates, std::siz
         const Shape wi = g->input_transform.weight.shape(), wh = g->hidden_transform.weight.shape();
         BURN_CHECK(wi == Shape({d_input, d_hidden}) && wh == Shape({d_hidden, d_hidden}), who,
                    ": every gate needs an input transform [", d_input, ", ", d_hidden,
-                   "] and a hidden transform [", d_hidden, ", ", d_hidden, "] (d_hidden = ",
-                   d_hidden, "), got ", wi, " and ", wh);
+                   "] and a hidden transform [", d_hidden, ", ", d_hidden,
+                   "] (d_hidden = ", d_hidden, "), got ", wi, " and ", wh);
     }
 }
 
@@ -154,14 +156,14 @@ struct LstmRun {
 template <Backend B>
 LstmRun<B> lstm_forward(const Tensor<B, 3>& x, const Tensor<B, 2>& wx,
                         const std::optional<Tensor<B, 1>>& bias, const Tensor<B, 2>& wh,
-                        const std::optional<Tensor<B, 2>>& h0, const std::optional<Tensor<B, 2>>& c0,
-                        bool reverse, LstmSaved<B>* saved) {
+                        const std::optional<Tensor<B, 2>>& h0,
+                        const std::optional<Tensor<B, 2>>& c0, bool reverse, LstmSaved<B>* saved) {
     const auto [batch, seq, d_in] = x.dims();
     const std::size_t h4 = wh.dims()[1], h = h4 / 4;
     const auto ib = static_cast<std::int64_t>(batch), is = static_cast<std::int64_t>(seq);
     // Every step's input projection in one product.
-    auto xw = x.template reshape<2>(std::array<std::int64_t, 2>{ib * is, std::int64_t(d_in)})
-                  .matmul(wx);
+    auto xw =
+        x.template reshape<2>(std::array<std::int64_t, 2>{ib * is, std::int64_t(d_in)}).matmul(wx);
     if (bias) xw = std::move(xw) + bias->template unsqueeze<2>();
     const auto xw3 = xw.template reshape<3>(std::array<std::int64_t, 3>{ib, is, std::int64_t(h4)});
 
@@ -311,7 +313,8 @@ struct RnnBackward {
     void projection_grads(const Tensor<IB, 2>& dproj, const autodiff::Tracked& need,
                           Grads& d) const {
         if (need[0]) {
-            d[0] = dproj.matmul(wx.get().transpose()).template reshape<3>(need.shape(0))
+            d[0] = dproj.matmul(wx.get().transpose())
+                       .template reshape<3>(need.shape(0))
                        .into_primitive();
         }
         if (need[1]) {
@@ -411,9 +414,9 @@ struct LstmOps<Autodiff<IB, C>> {
         autodiff::OpInputs<IB> in{x, wx, bias, wh, h0, c0};
         const autodiff::Tracked need = in.tracked();
         LstmSaved<IB> saved;
-        auto r = lstm_forward<IB>(R::inner(x), R::inner(wx), R::inner(bias), R::inner(wh),
-                                  R::inner(h0), R::inner(c0), reverse,
-                                  need.any() ? &saved : nullptr);
+        auto r =
+            lstm_forward<IB>(R::inner(x), R::inner(wx), R::inner(bias), R::inner(wh), R::inner(h0),
+                             R::inner(c0), reverse, need.any() ? &saved : nullptr);
         if (!need.any()) {
             return {R::untracked(std::move(r.output)), R::untracked(std::move(r.cell)),
                     R::untracked(std::move(r.hidden))};
@@ -459,16 +462,17 @@ struct GruSaved {
 template <Backend B>
 Tensor<B, 3> gru_forward(const Tensor<B, 3>& x, const Tensor<B, 2>& wx,
                          const std::optional<Tensor<B, 1>>& bx, const Tensor<B, 2>& wh,
-                         const std::optional<Tensor<B, 1>>& bh, const std::optional<Tensor<B, 2>>& h0,
-                         bool reset_after, bool reverse = false, GruSaved<B>* saved = nullptr) {
+                         const std::optional<Tensor<B, 1>>& bh,
+                         const std::optional<Tensor<B, 2>>& h0, bool reset_after,
+                         bool reverse = false, GruSaved<B>* saved = nullptr) {
     // Named copies, not structured bindings: lambdas below capture them (clang 14 cannot
     // capture a structured binding).
     const auto x_dims = x.dims();
     const std::size_t batch = x_dims[0], seq = x_dims[1], d_in = x_dims[2];
     const std::size_t h = wh.dims()[0];
     const auto ib = static_cast<std::int64_t>(batch), ih = static_cast<std::int64_t>(h);
-    auto xw = x.template reshape<2>(std::array<std::int64_t, 2>{ib * std::int64_t(seq),
-                                                                std::int64_t(d_in)})
+    auto xw = x.template reshape<2>(
+                   std::array<std::int64_t, 2>{ib * std::int64_t(seq), std::int64_t(d_in)})
                   .matmul(wx);
     if (bx) xw = std::move(xw) + bx->template unsqueeze<2>();
     const auto xw3 =
@@ -621,7 +625,8 @@ struct GruBackward : RnnBackward<IB> {
                 }
                 if (need[4])
                     d[4] = T2::cat({sum_rows(da2).template unsqueeze<2>(),
-                                    sum_rows(dn2).template unsqueeze<2>()}, 1)
+                                    sum_rows(dn2).template unsqueeze<2>()},
+                                   1)
                                .template reshape<1>(std::array<std::int64_t, 1>{3 * ih})
                                .into_primitive();
             }
@@ -656,9 +661,9 @@ struct GruOps<Autodiff<IB, C>> {
         autodiff::OpInputs<IB> in{x, wx, bx, wh, bh, h0};
         const autodiff::Tracked need = in.tracked();
         GruSaved<IB> saved;
-        auto out = gru_forward<IB>(R::inner(x), R::inner(wx), R::inner(bx), R::inner(wh),
-                                   R::inner(bh), R::inner(h0), reset_after, reverse,
-                                   need.any() ? &saved : nullptr);
+        auto out =
+            gru_forward<IB>(R::inner(x), R::inner(wx), R::inner(bx), R::inner(wh), R::inner(bh),
+                            R::inner(h0), reset_after, reverse, need.any() ? &saved : nullptr);
         if (!need.any()) return R::untracked(std::move(out));
         // Each input is kept only for the gradients that read it (wh and h0: all of them).
         GruBackward<IB> backward(out);
@@ -742,21 +747,21 @@ struct Lstm {
             h0 = state->hidden;
             c0 = state->cell;
         }
-        rnn_detail::check_gates<B>({&input_gate, &forget_gate, &output_gate, &cell_gate},
-                                   d_input(), d_hidden, who);
-        const auto wx = rnn_detail::cat_weights<B>(
-            {&input_gate.input_transform, &forget_gate.input_transform,
-             &output_gate.input_transform, &cell_gate.input_transform});
+        rnn_detail::check_gates<B>({&input_gate, &forget_gate, &output_gate, &cell_gate}, d_input(),
+                                   d_hidden, who);
+        const auto wx =
+            rnn_detail::cat_weights<B>({&input_gate.input_transform, &forget_gate.input_transform,
+                                        &output_gate.input_transform, &cell_gate.input_transform});
         const auto wh = rnn_detail::cat_weights<B>(
             {&input_gate.hidden_transform, &forget_gate.hidden_transform,
              &output_gate.hidden_transform, &cell_gate.hidden_transform});
         std::optional<Tensor<B, 1>> bias;
-        const auto bx = rnn_detail::cat_biases<B>(
-            {&input_gate.input_transform, &forget_gate.input_transform,
-             &output_gate.input_transform, &cell_gate.input_transform});
-        const auto bh = rnn_detail::cat_biases<B>(
-            {&input_gate.hidden_transform, &forget_gate.hidden_transform,
-             &output_gate.hidden_transform, &cell_gate.hidden_transform});
+        const auto bx =
+            rnn_detail::cat_biases<B>({&input_gate.input_transform, &forget_gate.input_transform,
+                                       &output_gate.input_transform, &cell_gate.input_transform});
+        const auto bh =
+            rnn_detail::cat_biases<B>({&input_gate.hidden_transform, &forget_gate.hidden_transform,
+                                       &output_gate.hidden_transform, &cell_gate.hidden_transform});
         if (bx && bh) bias = *bx + *bh;
         else if (bx) bias = bx;
         else if (bh) bias = bh;
@@ -773,8 +778,10 @@ struct Lstm {
 
 template <Backend B>
 Lstm<B> LstmConfig::init(const typename B::Device& device) const {
-    BURN_CHECK(*d_input > 0 && *d_hidden > 0, "LstmConfig::init: d_input and d_hidden must be "
-               "positive, got d_input = ", *d_input, ", d_hidden = ", *d_hidden);
+    BURN_CHECK(*d_input > 0 && *d_hidden > 0,
+               "LstmConfig::init: d_input and d_hidden must be "
+               "positive, got d_input = ",
+               *d_input, ", d_hidden = ", *d_hidden);
     const auto gate = [&] {
         return GateController<B>::init(*d_input, *d_hidden, *bias, initializer, device);
     };
@@ -783,8 +790,8 @@ Lstm<B> LstmConfig::init(const typename B::Device& device) const {
     auto fg = gate();
     auto og = gate();
     auto cg = gate();
-    return Lstm<B>{std::move(ig), std::move(fg), std::move(og), std::move(cg), *d_hidden,
-                   batch_first, reverse};
+    return Lstm<B>{std::move(ig), std::move(fg), std::move(og), std::move(cg),
+                   *d_hidden,     batch_first,   reverse};
 }
 
 // ========================================================================================== BiLstm
@@ -856,10 +863,16 @@ struct BiLstm {
 
 template <Backend B>
 BiLstm<B> BiLstmConfig::init(const typename B::Device& device) const {
-    BURN_CHECK(*d_input > 0 && *d_hidden > 0, "BiLstmConfig::init: d_input and d_hidden must be "
-               "positive, got d_input = ", *d_input, ", d_hidden = ", *d_hidden);
-    const LstmConfig base{.d_input = *d_input, .d_hidden = *d_hidden, .bias = *bias,
-                          .initializer = initializer, .batch_first = true, .reverse = false};
+    BURN_CHECK(*d_input > 0 && *d_hidden > 0,
+               "BiLstmConfig::init: d_input and d_hidden must be "
+               "positive, got d_input = ",
+               *d_input, ", d_hidden = ", *d_hidden);
+    const LstmConfig base{.d_input = *d_input,
+                          .d_hidden = *d_hidden,
+                          .bias = *bias,
+                          .initializer = initializer,
+                          .batch_first = true,
+                          .reverse = false};
     auto f = base.init<B>(device);
     auto r = base.init<B>(device);
     return BiLstm<B>{std::move(f), std::move(r), *d_hidden, batch_first};
@@ -922,13 +935,13 @@ struct Gru {
         // Fused gates, columns r, z, n.
         const std::initializer_list<const Linear<B>*> in{
             &reset_gate.input_transform, &update_gate.input_transform, &new_gate.input_transform};
-        const std::initializer_list<const Linear<B>*> hid{
-            &reset_gate.hidden_transform, &update_gate.hidden_transform, &new_gate.hidden_transform};
-        return rnn_detail::GruOps<B>::run(x, rnn_detail::cat_weights<B>(in),
-                                          rnn_detail::cat_biases<B>(in),
-                                          rnn_detail::cat_weights<B>(hid),
-                                          rnn_detail::cat_biases<B>(hid), state, reset_after,
-                                          backwards);
+        const std::initializer_list<const Linear<B>*> hid{&reset_gate.hidden_transform,
+                                                          &update_gate.hidden_transform,
+                                                          &new_gate.hidden_transform};
+        return rnn_detail::GruOps<B>::run(
+            x, rnn_detail::cat_weights<B>(in), rnn_detail::cat_biases<B>(in),
+            rnn_detail::cat_weights<B>(hid), rnn_detail::cat_biases<B>(hid), state, reset_after,
+            backwards);
     }
 
     module::DisplaySettings display_settings(const module::DisplaySettings& inherited) const {
@@ -944,8 +957,10 @@ struct Gru {
 
 template <Backend B>
 Gru<B> GruConfig::init(const typename B::Device& device) const {
-    BURN_CHECK(*d_input > 0 && *d_hidden > 0, "GruConfig::init: d_input and d_hidden must be "
-               "positive, got d_input = ", *d_input, ", d_hidden = ", *d_hidden);
+    BURN_CHECK(*d_input > 0 && *d_hidden > 0,
+               "GruConfig::init: d_input and d_hidden must be "
+               "positive, got d_input = ",
+               *d_input, ", d_hidden = ", *d_hidden);
     const auto gate = [&] {
         return GateController<B>::init(*d_input, *d_hidden, *bias, initializer, device);
     };
@@ -1025,10 +1040,15 @@ struct BiGru {
 
 template <Backend B>
 BiGru<B> BiGruConfig::init(const typename B::Device& device) const {
-    BURN_CHECK(*d_input > 0 && *d_hidden > 0, "BiGruConfig::init: d_input and d_hidden must be "
-               "positive, got d_input = ", *d_input, ", d_hidden = ", *d_hidden);
-    const GruConfig base{.d_input = *d_input, .d_hidden = *d_hidden, .bias = *bias,
-                         .reset_after = reset_after, .initializer = initializer};
+    BURN_CHECK(*d_input > 0 && *d_hidden > 0,
+               "BiGruConfig::init: d_input and d_hidden must be "
+               "positive, got d_input = ",
+               *d_input, ", d_hidden = ", *d_hidden);
+    const GruConfig base{.d_input = *d_input,
+                         .d_hidden = *d_hidden,
+                         .bias = *bias,
+                         .reset_after = reset_after,
+                         .initializer = initializer};
     auto f = base.init<B>(device);
     auto r = base.init<B>(device);
     return BiGru<B>{std::move(f), std::move(r), *d_hidden, batch_first};

@@ -122,9 +122,12 @@ struct AdamConfig {
                    beta_2);
         BURN_CHECK(epsilon > 0, "AdamConfig::init: epsilon must be positive, got ", epsilon);
         if (weight_decay)
-            BURN_CHECK(*weight_decay->penalty >= 0, "AdamConfig::init: weight_decay.penalty must "
-                       "be >= 0, got ", *weight_decay->penalty);
-        return OptimizerAdaptor<Adam, B>(Adam{beta_1, beta_2, epsilon, weight_decay}, grad_clipping);
+            BURN_CHECK(*weight_decay->penalty >= 0,
+                       "AdamConfig::init: weight_decay.penalty must "
+                       "be >= 0, got ",
+                       *weight_decay->penalty);
+        return OptimizerAdaptor<Adam, B>(Adam{beta_1, beta_2, epsilon, weight_decay},
+                                         grad_clipping);
     }
 };
 

@@ -56,8 +56,10 @@ struct AdamWConfig {
         BURN_CHECK(weight_decay >= 0, "AdamWConfig::init: weight_decay must be >= 0, got ",
                    weight_decay);
         if (grad_clipping)
-            BURN_CHECK(*grad_clipping->threshold > 0, "AdamWConfig::init: grad_clipping.threshold must "
-                       "be positive, got ", *grad_clipping->threshold);
+            BURN_CHECK(*grad_clipping->threshold > 0,
+                       "AdamWConfig::init: grad_clipping.threshold must "
+                       "be positive, got ",
+                       *grad_clipping->threshold);
         return OptimizerAdaptor<AdamW, B>(AdamW{beta_1, beta_2, epsilon, weight_decay},
                                           grad_clipping);
     }

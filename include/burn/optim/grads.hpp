@@ -125,7 +125,8 @@ public:
             Entry& e = entry.second;
             detail::with_rank(e.rank, [&](auto rank) {
                 constexpr std::size_t D = decltype(rank)::value;
-                e.primitive = f(id, Tensor<InnerBackend, D>(std::move(e.primitive))).into_primitive();
+                e.primitive =
+                    f(id, Tensor<InnerBackend, D>(std::move(e.primitive))).into_primitive();
             });
         }
     }
@@ -192,7 +193,8 @@ struct GradientClippingConfig {
     /// `grad` clipped.
     template <Backend IB, std::size_t D>
     Tensor<IB, D> clip(Tensor<IB, D> grad) const {
-        BURN_CHECK(*threshold > 0, "GradientClipping: threshold must be positive, got ", *threshold);
+        BURN_CHECK(*threshold > 0, "GradientClipping: threshold must be positive, got ",
+                   *threshold);
         if (kind == Kind::Value) return std::move(grad).clamp(-*threshold, *threshold);
         const double norm = std::sqrt((grad * grad).sum().into_scalar());
         if (norm <= *threshold) return grad;

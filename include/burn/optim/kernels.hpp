@@ -19,6 +19,8 @@ using AdamHyper = backend::AdamHyper;
 /// and write into any buffer it owns alone.
 template <class B>
 concept FusedAdamBackend = requires(typename B::FloatTensor t, typename B::FloatTensor* m,
-                                    const AdamHyper& h) { B::fused_adam_step(t, t, m, m, h); };
+                                    const AdamHyper& h) {
+    B::fused_adam_step(t, t, m, m, h);
+};
 
 }  // namespace burn::optim

@@ -26,7 +26,9 @@ public:
     /// Parses to_string()'s form; throws burn::Error otherwise.
     static ParamId from_string(std::string_view s);
     friend constexpr auto operator<=>(const ParamId&, const ParamId&) = default;
-    friend std::ostream& operator<<(std::ostream& os, const ParamId& id) { return os << id.to_string(); }
+    friend std::ostream& operator<<(std::ostream& os, const ParamId& id) {
+        return os << id.to_string();
+    }
 
 private:
     std::uint64_t value_;

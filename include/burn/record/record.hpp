@@ -21,7 +21,6 @@
 
 namespace burn::record {
 
-
 /// A tensor leaf: its values (any dtype; recorders convert to their precision) and its id.
 struct TensorItem {
     TensorData data;
@@ -37,17 +36,18 @@ public:
     struct None {
         friend bool operator==(None, None) = default;
     };
-    using Value = std::variant<None, TensorItem, double, std::int64_t, bool, std::string, List, Map>;
+    using Value =
+        std::variant<None, TensorItem, double, std::int64_t, bool, std::string, List, Map>;
 
     Record() = default;
-    Record(None) {}                                           // NOLINT(google-explicit-constructor)
-    Record(TensorItem t) : value_(std::move(t)) {}            // NOLINT(google-explicit-constructor)
-    Record(double v) : value_(v) {}                           // NOLINT
-    Record(std::int64_t v) : value_(v) {}                     // NOLINT
-    Record(bool v) : value_(v) {}                             // NOLINT
-    Record(std::string v) : value_(std::move(v)) {}           // NOLINT
-    Record(List v) : value_(std::move(v)) {}                  // NOLINT
-    Record(Map v) : value_(std::move(v)) {}                   // NOLINT
+    Record(None) {}                                  // NOLINT(google-explicit-constructor)
+    Record(TensorItem t) : value_(std::move(t)) {}   // NOLINT(google-explicit-constructor)
+    Record(double v) : value_(v) {}                  // NOLINT
+    Record(std::int64_t v) : value_(v) {}            // NOLINT
+    Record(bool v) : value_(v) {}                    // NOLINT
+    Record(std::string v) : value_(std::move(v)) {}  // NOLINT
+    Record(List v) : value_(std::move(v)) {}         // NOLINT
+    Record(Map v) : value_(std::move(v)) {}          // NOLINT
 
     const Value& value() const { return value_; }
     Value& value() { return value_; }
@@ -87,8 +87,9 @@ public:
 
     /// "tensor", "map", ...: for error messages.
     std::string kind() const {
-        return std::visit([](const auto& v) { return std::string(kind_name<std::decay_t<decltype(v)>>()); },
-                          value_);
+        return std::visit(
+            [](const auto& v) { return std::string(kind_name<std::decay_t<decltype(v)>>()); },
+            value_);
     }
     template <class T>
     static constexpr std::string_view kind_name() {

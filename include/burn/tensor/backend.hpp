@@ -13,9 +13,9 @@
 
 #include <array>
 #include <concepts>
-#include <optional>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -39,9 +39,10 @@ concept BackendTypes = requires {
     typename B::FloatElem;
     typename B::IntElem;
     { B::name() } -> std::convertible_to<std::string>;
-} && std::copyable<typename B::FloatTensor> && std::copyable<typename B::IntTensor> &&
-    std::copyable<typename B::BoolTensor> && std::equality_comparable<typename B::Device> &&
-    std::default_initializable<typename B::Device>;
+}
+&&std::copyable<typename B::FloatTensor>&& std::copyable<typename B::IntTensor>&&
+    std::copyable<typename B::BoolTensor>&& std::equality_comparable<typename B::Device>&&
+        std::default_initializable<typename B::Device>;
 
 namespace concepts {
 namespace detail {
@@ -49,29 +50,30 @@ namespace detail {
 // One check per op group of <burn/backend/op_list.hpp>: `value` is whether B has every op of the
 // group with its listed signature; instantiating `Diagnose` fails one static_assert per op that is
 // missing (or has another signature), naming it.
-#define BURN_DETAIL_REQ(NAME, SIG) &&::burn::backend::detail::has_op<::burn::backend::op::NAME, B, SIG>::value
+#define BURN_DETAIL_REQ(NAME, SIG) \
+    &&::burn::backend::detail::has_op<::burn::backend::op::NAME, B, SIG>::value
 #define BURN_DETAIL_KIND_REQ(P, OP, SIG) BURN_DETAIL_REQ(P##_##OP, SIG)
-#define BURN_DETAIL_ASSERT(NAME, SIG)                                                            \
-    static_assert(::burn::backend::detail::has_op<::burn::backend::op::NAME, B, SIG>::value,     \
+#define BURN_DETAIL_ASSERT(NAME, SIG)                                                        \
+    static_assert(::burn::backend::detail::has_op<::burn::backend::op::NAME, B, SIG>::value, \
                   "backend: op " #NAME " is missing or does not have the signature " #SIG);
 #define BURN_DETAIL_KIND_ASSERT(P, OP, SIG) BURN_DETAIL_ASSERT(P##_##OP, SIG)
-#define BURN_DETAIL_KIND_GROUP(GROUP, TT, SS, LIST, P)                                           \
-    template <class B>                                                                           \
-    struct GROUP {                                                                               \
-        BURN_OP_SIGNATURE_TYPES(TT, SS)                                                          \
-        static constexpr bool value = true LIST(BURN_DETAIL_KIND_REQ, P);                        \
-        struct Diagnose {                                                                        \
-            LIST(BURN_DETAIL_KIND_ASSERT, P)                                                     \
-        };                                                                                       \
+#define BURN_DETAIL_KIND_GROUP(GROUP, TT, SS, LIST, P)                    \
+    template <class B>                                                    \
+    struct GROUP {                                                        \
+        BURN_OP_SIGNATURE_TYPES(TT, SS)                                   \
+        static constexpr bool value = true LIST(BURN_DETAIL_KIND_REQ, P); \
+        struct Diagnose {                                                 \
+            LIST(BURN_DETAIL_KIND_ASSERT, P)                              \
+        };                                                                \
     };
-#define BURN_DETAIL_GROUP(GROUP, LIST)                                                           \
-    template <class B>                                                                           \
-    struct GROUP {                                                                               \
-        BURN_OP_SIGNATURE_TYPES(typename B::FloatTensor, double)                                 \
-        static constexpr bool value = true LIST(BURN_DETAIL_REQ);                                \
-        struct Diagnose {                                                                        \
-            LIST(BURN_DETAIL_ASSERT)                                                             \
-        };                                                                                       \
+#define BURN_DETAIL_GROUP(GROUP, LIST)                            \
+    template <class B>                                            \
+    struct GROUP {                                                \
+        BURN_OP_SIGNATURE_TYPES(typename B::FloatTensor, double)  \
+        static constexpr bool value = true LIST(BURN_DETAIL_REQ); \
+        struct Diagnose {                                         \
+            LIST(BURN_DETAIL_ASSERT)                              \
+        };                                                        \
     };
 
 BURN_DETAIL_KIND_GROUP(FloatBasic, typename B::FloatTensor, double, BURN_BASIC_OPS, float)
@@ -128,40 +130,44 @@ concept BackendControl = BackendTypes<B> && detail::Control<B>::value;
 /// A complete backend: every op that Tensor<B, D, K> may call.
 template <class B>
 concept Backend = BackendTypes<B> && concepts::FloatBasicOps<B> && concepts::IntBasicOps<B> &&
-                  concepts::BoolBasicOps<B> && concepts::FloatNumericOps<B> &&
-                  concepts::IntNumericOps<B> && concepts::FloatOps<B> && concepts::IntOps<B> &&
-                  concepts::BoolOps<B> && concepts::ModuleOps<B> && concepts::ActivationOps<B> &&
-                  concepts::QuantizationOps<B> && concepts::BackendControl<B>;
+    concepts::BoolBasicOps<B> && concepts::FloatNumericOps<B> && concepts::IntNumericOps<B> &&
+    concepts::FloatOps<B> && concepts::IntOps<B> && concepts::BoolOps<B> &&
+    concepts::ModuleOps<B> && concepts::ActivationOps<B> && concepts::QuantizationOps<B> &&
+    concepts::BackendControl<B>;
 
 /// A backend that records operations and computes gradients (implemented by Autodiff<B>):
 /// Burn's AutodiffBackend. Its inner backend computes the values; gradients are primitives of it.
 template <class B>
-concept AutodiffBackend =
-    Backend<B> && requires { typename B::InnerBackend; typename B::Gradients; } &&
-    Backend<typename B::InnerBackend> &&
+concept AutodiffBackend = Backend<B> && requires {
+    typename B::InnerBackend;
+    typename B::Gradients;
+} && Backend<typename B::InnerBackend> &&
     requires(typename B::FloatTensor t, const typename B::FloatTensor& ct, bool flag,
              typename B::Gradients grads, const typename B::Gradients& cgrads,
              typename B::InnerBackend::FloatTensor inner, typename B::IntTensor it,
              typename B::BoolTensor bt) {
-        { B::backward(t) } -> std::same_as<typename B::Gradients>;
-        { B::grad(ct, cgrads) } -> std::same_as<std::optional<typename B::InnerBackend::FloatTensor>>;
-        { B::grad_remove(ct, grads) } -> std::same_as<std::optional<typename B::InnerBackend::FloatTensor>>;
-        B::grad_replace(ct, grads, inner);
-        { B::float_set_require_grad(t, flag) } -> std::same_as<typename B::FloatTensor>;
-        { B::float_is_require_grad(ct) } -> std::same_as<bool>;
-        { B::float_detach(t) } -> std::same_as<typename B::FloatTensor>;
-        { B::inner(t) } -> std::same_as<typename B::InnerBackend::FloatTensor>;
-        { B::int_inner(it) } -> std::same_as<typename B::InnerBackend::IntTensor>;
-        { B::bool_inner(bt) } -> std::same_as<typename B::InnerBackend::BoolTensor>;
-        { B::from_inner(inner) } -> std::same_as<typename B::FloatTensor>;
-    };
+    { B::backward(t) } -> std::same_as<typename B::Gradients>;
+    { B::grad(ct, cgrads) } -> std::same_as<std::optional<typename B::InnerBackend::FloatTensor>>;
+    {
+        B::grad_remove(ct, grads)
+        } -> std::same_as<std::optional<typename B::InnerBackend::FloatTensor>>;
+    B::grad_replace(ct, grads, inner);
+    { B::float_set_require_grad(t, flag) } -> std::same_as<typename B::FloatTensor>;
+    { B::float_is_require_grad(ct) } -> std::same_as<bool>;
+    { B::float_detach(t) } -> std::same_as<typename B::FloatTensor>;
+    { B::inner(t) } -> std::same_as<typename B::InnerBackend::FloatTensor>;
+    { B::int_inner(it) } -> std::same_as<typename B::InnerBackend::IntTensor>;
+    { B::bool_inner(bt) } -> std::same_as<typename B::InnerBackend::BoolTensor>;
+    { B::from_inner(inner) } -> std::same_as<typename B::FloatTensor>;
+};
 
 /// Call in a backend's source file, `static_assert(burn::diagnose_backend<MyBackend>())`: a
 /// static_assert names every op that is missing or has another signature than the op table's.
 template <class B>
 constexpr bool diagnose_backend() {
-    static_assert(BackendTypes<B>, "backend: missing associated types (Device, FloatTensor, "
-                                   "IntTensor, BoolTensor, FloatElem, IntElem) or name()");
+    static_assert(BackendTypes<B>,
+                  "backend: missing associated types (Device, FloatTensor, "
+                  "IntTensor, BoolTensor, FloatElem, IntElem) or name()");
     if constexpr (BackendTypes<B>) {
         using namespace concepts::detail;
         (void)sizeof(typename FloatBasic<B>::Diagnose);

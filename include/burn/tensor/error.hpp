@@ -21,31 +21,36 @@ public:
 
 namespace detail {
 
+template <class C>
+concept ErrorChar =
+    std::same_as<C, char> || std::same_as<C, signed char> || std::same_as<C, unsigned char>;
+template <class I>
+concept ErrorInteger = std::integral<I> && !std::same_as<I, bool> && !ErrorChar<I>;
+/// Any other value: printed through its operator<<.
+template <class T>
+concept ErrorStreamed =
+    !std::is_arithmetic_v<T> && !std::is_convertible_v<const T&, std::string_view>;
+
 /// One piece of an error message, printed as `std::ostream <<` prints it (numbers in the stream's
 /// default format): text, a number, a char, a bool, or any other value through its operator<<.
 /// Pieces refer to the arguments of fail(), which outlive the message's construction.
 class ErrorArg {
 public:
+    // Implicit: fail() converts each of its arguments.
     ErrorArg(std::string_view s) : kind_(Kind::Text), text_{s.data(), s.size()} {}  // NOLINT
-    ErrorArg(const char* s) : ErrorArg(std::string_view(s)) {}                       // NOLINT
-    ErrorArg(const std::string& s) : ErrorArg(std::string_view(s)) {}                // NOLINT
-    ErrorArg(bool b) : kind_(Kind::Bool), b_(b) {}                                   // NOLINT
-    template <class C>
-        requires std::same_as<C, char> || std::same_as<C, signed char> ||
-                 std::same_as<C, unsigned char>
+    ErrorArg(const char* s) : ErrorArg(std::string_view(s)) {}                      // NOLINT
+    ErrorArg(const std::string& s) : ErrorArg(std::string_view(s)) {}               // NOLINT
+    ErrorArg(bool b) : kind_(Kind::Bool), b_(b) {}                                  // NOLINT
+    template <ErrorChar C>
     ErrorArg(C c) : kind_(Kind::Char), c_(static_cast<char>(c)) {}  // NOLINT
-    template <std::integral I>
-        requires(!std::same_as<I, bool> && !std::same_as<I, char> &&
-                 !std::same_as<I, signed char> && !std::same_as<I, unsigned char>)
-    ErrorArg(I v)  // NOLINT(google-explicit-constructor)
-        : kind_(std::is_signed_v<I> ? Kind::Signed : Kind::Unsigned) {
+    template <ErrorInteger I>
+    ErrorArg(I v) : kind_(std::is_signed_v<I> ? Kind::Signed : Kind::Unsigned) {  // NOLINT
         if constexpr (std::is_signed_v<I>) i_ = v;
         else u_ = v;
     }
     template <std::floating_point F>
     ErrorArg(F v) : kind_(Kind::Float), f_(v) {}  // NOLINT
-    template <class T>
-        requires(!std::is_arithmetic_v<T> && !std::is_convertible_v<const T&, std::string_view>)
+    template <ErrorStreamed T>
     ErrorArg(const T& v)  // NOLINT(google-explicit-constructor)
         : kind_(Kind::Streamed), streamed_{&v, [](std::ostream& os, const void* p) {
                                                os << *static_cast<const T*>(p);
@@ -89,9 +94,9 @@ template <class... Args>
 }  // namespace detail
 
 /// Throws burn::Error built from the streamed arguments when `cond` is false.
-#define BURN_CHECK(cond, ...)                                 \
-    do {                                                      \
-        if (!(cond)) ::burn::detail::fail(__VA_ARGS__);       \
+#define BURN_CHECK(cond, ...)                           \
+    do {                                                \
+        if (!(cond)) ::burn::detail::fail(__VA_ARGS__); \
     } while (0)
 
 }  // namespace burn

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <utility>
 
-#include "burn/tensor/dtype.hpp"
 #include "burn/backend/op_list.hpp"
+#include "burn/tensor/dtype.hpp"
 
 namespace burn {
 
@@ -32,10 +32,10 @@ concept NumericKind = std::same_as<K, Float> || std::same_as<K, Int>;
 template <class B, class K>
 struct KindOps;
 
-#define BURN_KIND_FORWARD(P, OP, SIG)                                \
-    template <class... A>                                            \
-    static decltype(auto) OP(A&&... a) {                             \
-        return B::P##_##OP(std::forward<A>(a)...);                   \
+#define BURN_KIND_FORWARD(P, OP, SIG)              \
+    template <class... A>                          \
+    static decltype(auto) OP(A&&... a) {           \
+        return B::P##_##OP(std::forward<A>(a)...); \
     }
 
 template <class B>

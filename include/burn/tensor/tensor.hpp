@@ -114,24 +114,21 @@ public:
     }
     /// From host data of any dtype; values are converted to the kind's element type.
     static Tensor from_data(const TensorData& data, const Device& device = {}) {
-        BURN_CHECK(data.rank() == D, "Tensor::from_data: data has shape ", data.shape,
-                   " (rank ", data.rank(), "), expected rank ", D);
+        BURN_CHECK(data.rank() == D, "Tensor::from_data: data has shape ", data.shape, " (rank ",
+                   data.rank(), "), expected rank ", D);
         return Tensor(Ops::from_data(data, device));
     }
     /// From nested lists: Tensor<B, 2>::from_floats({{1, 2}, {3, 4}}).
-    static Tensor from_floats(NestedList<double, D> values, const Device& device = {})
-        requires std::same_as<K, Float>
-    {
+    static Tensor from_floats(NestedList<double, D> values,
+                              const Device& device = {}) requires std::same_as<K, Float> {
         return from_data(TensorData::from_nested<double, D>(values), device);
     }
-    static Tensor from_ints(NestedList<std::int64_t, D> values, const Device& device = {})
-        requires std::same_as<K, Int>
-    {
+    static Tensor from_ints(NestedList<std::int64_t, D> values,
+                            const Device& device = {}) requires std::same_as<K, Int> {
         return from_data(TensorData::from_nested<std::int64_t, D>(values), device);
     }
-    static Tensor from_bools(NestedList<bool, D> values, const Device& device = {})
-        requires std::same_as<K, Bool>
-    {
+    static Tensor from_bools(NestedList<bool, D> values,
+                             const Device& device = {}) requires std::same_as<K, Bool> {
         return from_data(TensorData::from_nested<bool, D>(values), device);
     }
 
@@ -146,7 +143,7 @@ public:
         else return Tensor(Ops::ones(shape, device));
     }
     template <class S>
-        requires Scalar<S> || std::same_as<S, bool>
+    requires Scalar<S> || std::same_as<S, bool>
     static Tensor full(const Shape& shape, S value, const Device& device = {}) {
         check_rank(shape, "Tensor::full");
         if constexpr (std::same_as<K, Bool>)
@@ -155,9 +152,7 @@ public:
     }
     /// Values drawn from `distribution` (B::seed makes them reproducible).
     static Tensor random(const Shape& shape, Distribution distribution = Distribution::Default(),
-                         const Device& device = {})
-        requires NumericKind<K>
-    {
+                         const Device& device = {}) requires NumericKind<K> {
         check_rank(shape, "Tensor::random");
         if (distribution.kind == Distribution::Kind::Uniform) {
             BURN_CHECK(distribution.a <= distribution.b, "Tensor::random: uniform low ",
@@ -177,47 +172,41 @@ public:
         return Tensor(Ops::random(shape, distribution, device));
     }
     /// The identity matrix of `size` x `size`.
-    static Tensor eye(std::size_t size, const Device& device = {})
-        requires(NumericKind<K> && D == 2)
-    {
+    static Tensor eye(std::size_t size,
+                      const Device& device = {}) requires(NumericKind<K>&& D == 2) {
         using IT = Tensor<B, 1, Int>;
         auto r = IT::arange(0, static_cast<std::int64_t>(size), device)
                      .template reshape<2>(Shape{size, 1});
         auto c = IT::arange(0, static_cast<std::int64_t>(size), device)
                      .template reshape<2>(Shape{1, size});
-        auto mask = r.equal(c.expand(std::array<std::int64_t, 2>{
-            static_cast<std::int64_t>(size), static_cast<std::int64_t>(size)}));
+        auto mask = r.equal(c.expand(std::array<std::int64_t, 2>{static_cast<std::int64_t>(size),
+                                                                 static_cast<std::int64_t>(size)}));
         return zeros({size, size}, device).mask_fill(mask, 1);
     }
     /// [start, end) with step 1 (Int, rank 1).
-    static Tensor arange(std::int64_t start, std::int64_t end, const Device& device = {})
-        requires(std::same_as<K, Int> && D == 1)
-    {
+    static Tensor arange(std::int64_t start, std::int64_t end,
+                         const Device& device = {}) requires(std::same_as<K, Int>&& D == 1) {
         return arange_step(start, end, 1, device);
     }
     static Tensor arange_step(std::int64_t start, std::int64_t end, std::int64_t step,
-                              const Device& device = {})
-        requires(std::same_as<K, Int> && D == 1)
-    {
+                              const Device& device = {}) requires(std::same_as<K, Int>&& D == 1) {
         BURN_CHECK(step != 0, "Tensor::arange_step: step must not be zero");
         return Tensor(B::int_arange(start, end, step, device));
     }
     /// A rank-1 float vector of `num_classes` zeros with a one at `index`.
-    static Tensor one_hot(std::size_t index, std::size_t num_classes, const Device& device = {})
-        requires(std::same_as<K, Float> && D == 1)
-    {
-        BURN_CHECK(index < num_classes, "Tensor::one_hot: index ", index,
-                   " is out of range for ", num_classes, " classes");
+    static Tensor one_hot(std::size_t index, std::size_t num_classes,
+                          const Device& device = {}) requires(std::same_as<K, Float>&& D == 1) {
+        BURN_CHECK(index < num_classes, "Tensor::one_hot: index ", index, " is out of range for ",
+                   num_classes, " classes");
         auto t = zeros({num_classes}, device);
-        return std::move(t).slice_assign({Slice(static_cast<std::int64_t>(index),
-                                                static_cast<std::int64_t>(index) + 1)},
-                                         ones({1}, device));
+        return std::move(t).slice_assign(
+            {Slice(static_cast<std::int64_t>(index), static_cast<std::int64_t>(index) + 1)},
+            ones({1}, device));
     }
     /// Coordinates of every element of a grid of `shape`: result shape [...shape, D].
     template <std::size_t D2 = D + 1>
-    static Tensor<B, D2, Int> cartesian_grid(const Shape& shape, const Device& device = {})
-        requires(std::same_as<K, Int>)
-    {
+    static Tensor<B, D2, Int> cartesian_grid(
+        const Shape& shape, const Device& device = {}) requires(std::same_as<K, Int>) {
         static_assert(D2 == D + 1, "cartesian_grid: the result rank is D + 1");
         check_rank(shape, "Tensor::cartesian_grid");
         std::vector<Tensor<B, D2, Int>> parts;
@@ -228,42 +217,37 @@ public:
             std::array<std::int64_t, D2> full_shape;
             for (std::size_t i = 0; i < D; ++i) full_shape[i] = static_cast<std::int64_t>(shape[i]);
             full_shape[D] = 1;
-            parts.push_back(Tensor<B, 1, Int>::arange(0, static_cast<std::int64_t>(shape[d]), device)
-                                .template reshape<D2>(view)
-                                .expand(full_shape));
+            parts.push_back(
+                Tensor<B, 1, Int>::arange(0, static_cast<std::int64_t>(shape[d]), device)
+                    .template reshape<D2>(view)
+                    .expand(full_shape));
         }
         return Tensor<B, D2, Int>::cat(std::move(parts), static_cast<std::int64_t>(D));
     }
     /// Bool masks of shape [.., rows, cols]: true outside the lower triangle (offset `diagonal`),
     /// i.e. where `tril` would write zeros.
-    static Tensor tril_mask(const Shape& shape, std::int64_t diagonal = 0, const Device& device = {})
-        requires(std::same_as<K, Bool>)
-    {
+    static Tensor tril_mask(const Shape& shape, std::int64_t diagonal = 0,
+                            const Device& device = {}) requires(std::same_as<K, Bool>) {
         return tri_mask(shape, diagonal, device, 0, "Tensor::tril_mask");
     }
     /// True outside the upper triangle.
-    static Tensor triu_mask(const Shape& shape, std::int64_t diagonal = 0, const Device& device = {})
-        requires(std::same_as<K, Bool>)
-    {
+    static Tensor triu_mask(const Shape& shape, std::int64_t diagonal = 0,
+                            const Device& device = {}) requires(std::same_as<K, Bool>) {
         return tri_mask(shape, diagonal, device, 1, "Tensor::triu_mask");
     }
     /// True everywhere except on the diagonal (offset `diagonal`).
-    static Tensor diag_mask(const Shape& shape, std::int64_t diagonal = 0, const Device& device = {})
-        requires(std::same_as<K, Bool>)
-    {
+    static Tensor diag_mask(const Shape& shape, std::int64_t diagonal = 0,
+                            const Device& device = {}) requires(std::same_as<K, Bool>) {
         return tri_mask(shape, diagonal, device, 2, "Tensor::diag_mask");
     }
 
     Tensor zeros_like() const { return zeros(shape(), device()); }
     Tensor ones_like() const { return ones(shape(), device()); }
     template <class S>
-        requires Scalar<S> || std::same_as<S, bool>
-    Tensor full_like(S value) const {
-        return full(shape(), value, device());
-    }
-    Tensor random_like(Distribution distribution = Distribution::Default()) const
-        requires NumericKind<K>
-    {
+    requires Scalar<S> || std::same_as<S, bool> Tensor full_like(S value)
+    const { return full(shape(), value, device()); }
+    Tensor random_like(Distribution distribution = Distribution::Default()) const requires
+        NumericKind<K> {
         return random(shape(), distribution, device());
     }
 
@@ -290,8 +274,8 @@ public:
     TensorData into_data() const& { return Ops::into_data(prim_); }
     /// The single value of a one-element tensor (PyTorch's item()).
     Elem into_scalar() const {
-        BURN_CHECK(num_elements() == 1, "Tensor::into_scalar: tensor of shape ", shape(),
-                   " has ", num_elements(), " elements, expected exactly 1");
+        BURN_CHECK(num_elements() == 1, "Tensor::into_scalar: tensor of shape ", shape(), " has ",
+                   num_elements(), " elements, expected exactly 1");
         const TensorData d = to_data();
         if constexpr (std::same_as<K, Bool>) return d.value_as_double(0) != 0.0;
         else return d.template to_vec<Elem>()[0];
@@ -373,8 +357,8 @@ public:
         static_assert(D2 + 1 == D, "squeeze: the result rank is D - 1");
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::squeeze");
         const Shape in = shape();
-        BURN_CHECK(in[d] == 1, "Tensor::squeeze: dim ", d, " of shape ", in,
-                   " has size ", in[d], ", expected 1");
+        BURN_CHECK(in[d] == 1, "Tensor::squeeze: dim ", d, " of shape ", in, " has size ", in[d],
+                   ", expected 1");
         Shape out;
         for (std::size_t i = 0; i < D; ++i)
             if (i != d) out.push_back(in[i]);
@@ -495,8 +479,9 @@ public:
                 out[i] = cur;
             } else {
                 BURN_CHECK(v >= 0, "Tensor::expand: invalid size ", v);
-                BURN_CHECK(cur == static_cast<std::size_t>(v) || cur == 1, "Tensor::expand: cannot ",
-                           "expand shape ", in, " to size ", v, " at dim ", i);
+                BURN_CHECK(cur == static_cast<std::size_t>(v) || cur == 1,
+                           "Tensor::expand: cannot ", "expand shape ", in, " to size ", v,
+                           " at dim ", i);
                 out[i] = static_cast<std::size_t>(v);
             }
         }
@@ -551,7 +536,8 @@ public:
         const std::size_t n = shape()[d];
         std::vector<Tensor> out;
         for (std::size_t start = 0; start < n; start += split_size)
-            out.push_back(narrow(static_cast<std::int64_t>(d), start, std::min(split_size, n - start)));
+            out.push_back(
+                narrow(static_cast<std::int64_t>(d), start, std::min(split_size, n - start)));
         if (n == 0) out.push_back(*this);  // torch.split: one empty piece
         return out;
     }
@@ -621,13 +607,13 @@ public:
     /// Pads the trailing dims like torch.nn.functional.pad: pads = (last_left, last_right,
     /// second_last_left, second_last_right, ...); Burn's (left, right, top, bottom) is the same.
     template <class S>
-        requires Scalar<S> || std::same_as<S, bool>
-    Tensor pad(std::initializer_list<std::size_t> pads, S value) const {
-        return pad(std::vector<std::size_t>(pads), value);
-    }
+    requires Scalar<S> || std::same_as<S, bool> Tensor pad(std::initializer_list<std::size_t> pads,
+                                                           S value)
+    const { return pad(std::vector<std::size_t>(pads), value); }
     template <class S>
-        requires Scalar<S> || std::same_as<S, bool>
-    Tensor pad(const std::vector<std::size_t>& pads, S value) const {
+    requires Scalar<S> || std::same_as<S, bool> Tensor pad(const std::vector<std::size_t>& pads,
+                                                           S value)
+    const {
         BURN_CHECK(pads.size() % 2 == 0 && pads.size() / 2 <= D, "Tensor::pad: expected an even ",
                    "number of paddings, at most ", 2 * D, ", got ", pads.size());
         const Shape s = shape();
@@ -652,12 +638,8 @@ public:
         return Tensor<B, D, Bool>(Ops::not_equal(a, b));
     }
     /// True when every element is non-zero / true (rank-1 tensor of one element).
-    Tensor<B, 1, Bool> all() const {
-        return Tensor<B, 1, Bool>(B::bool_all(Ops::to_bool(prim_)));
-    }
-    Tensor<B, 1, Bool> any() const {
-        return Tensor<B, 1, Bool>(B::bool_any(Ops::to_bool(prim_)));
-    }
+    Tensor<B, 1, Bool> all() const { return Tensor<B, 1, Bool>(B::bool_all(Ops::to_bool(prim_))); }
+    Tensor<B, 1, Bool> any() const { return Tensor<B, 1, Bool>(B::bool_any(Ops::to_bool(prim_))); }
     /// Along `dim`, kept with size 1.
     Tensor<B, D, Bool> all_dim(std::int64_t dim) const {
         return Tensor<B, D, Bool>(
@@ -677,51 +659,81 @@ public:
     Tensor<B, D, Bool> into_bool() const { return Tensor<B, D, Bool>(Ops::to_bool(prim_)); }
 
     // ------------------------------------------------------------------ numeric ops
-    Tensor add(Tensor other) const& requires NumericKind<K> { return Tensor(*this).add(std::move(other)); }
+    Tensor add(Tensor other) const& requires NumericKind<K> {
+        return Tensor(*this).add(std::move(other));
+    }
     Tensor add(Tensor other) && requires NumericKind<K> {
         check_broadcast(other, "Tensor::add");
         return Tensor(Ops::add(std::move(prim_), std::move(other.prim_)));
     }
-    Tensor sub(Tensor other) const& requires NumericKind<K> { return Tensor(*this).sub(std::move(other)); }
+    Tensor sub(Tensor other) const& requires NumericKind<K> {
+        return Tensor(*this).sub(std::move(other));
+    }
     Tensor sub(Tensor other) && requires NumericKind<K> {
         check_broadcast(other, "Tensor::sub");
         return Tensor(Ops::sub(std::move(prim_), std::move(other.prim_)));
     }
-    Tensor mul(Tensor other) const& requires NumericKind<K> { return Tensor(*this).mul(std::move(other)); }
+    Tensor mul(Tensor other) const& requires NumericKind<K> {
+        return Tensor(*this).mul(std::move(other));
+    }
     Tensor mul(Tensor other) && requires NumericKind<K> {
         check_broadcast(other, "Tensor::mul");
         return Tensor(Ops::mul(std::move(prim_), std::move(other.prim_)));
     }
     /// Float: true division. Int: truncating division (throws on division by zero).
-    Tensor div(Tensor other) const& requires NumericKind<K> { return Tensor(*this).div(std::move(other)); }
+    Tensor div(Tensor other) const& requires NumericKind<K> {
+        return Tensor(*this).div(std::move(other));
+    }
     Tensor div(Tensor other) && requires NumericKind<K> {
         check_broadcast(other, "Tensor::div");
         return Tensor(Ops::div(std::move(prim_), std::move(other.prim_)));
     }
     /// Remainder with the sign of the divisor (torch.remainder, Python's %).
-    Tensor rem(Tensor other) const& requires NumericKind<K> { return Tensor(*this).rem(std::move(other)); }
+    Tensor rem(Tensor other) const& requires NumericKind<K> {
+        return Tensor(*this).rem(std::move(other));
+    }
     Tensor rem(Tensor other) && requires NumericKind<K> {
         check_broadcast(other, "Tensor::rem");
         return Tensor(Ops::remainder(std::move(prim_), std::move(other.prim_)));
     }
-    template <Scalar S> Tensor add_scalar(S s) const& requires NumericKind<K> { return Tensor(*this).add_scalar(s); }
-    template <Scalar S> Tensor add_scalar(S s) && requires NumericKind<K> {
+    template <Scalar S>
+    Tensor add_scalar(S s) const& requires NumericKind<K> {
+        return Tensor(*this).add_scalar(s);
+    }
+    template <Scalar S>
+        Tensor add_scalar(S s) && requires NumericKind<K> {
         return Tensor(Ops::add_scalar(std::move(prim_), sc(s)));
     }
-    template <Scalar S> Tensor sub_scalar(S s) const& requires NumericKind<K> { return Tensor(*this).sub_scalar(s); }
-    template <Scalar S> Tensor sub_scalar(S s) && requires NumericKind<K> {
+    template <Scalar S>
+    Tensor sub_scalar(S s) const& requires NumericKind<K> {
+        return Tensor(*this).sub_scalar(s);
+    }
+    template <Scalar S>
+        Tensor sub_scalar(S s) && requires NumericKind<K> {
         return Tensor(Ops::sub_scalar(std::move(prim_), sc(s)));
     }
-    template <Scalar S> Tensor mul_scalar(S s) const& requires NumericKind<K> { return Tensor(*this).mul_scalar(s); }
-    template <Scalar S> Tensor mul_scalar(S s) && requires NumericKind<K> {
+    template <Scalar S>
+    Tensor mul_scalar(S s) const& requires NumericKind<K> {
+        return Tensor(*this).mul_scalar(s);
+    }
+    template <Scalar S>
+        Tensor mul_scalar(S s) && requires NumericKind<K> {
         return Tensor(Ops::mul_scalar(std::move(prim_), sc(s)));
     }
-    template <Scalar S> Tensor div_scalar(S s) const& requires NumericKind<K> { return Tensor(*this).div_scalar(s); }
-    template <Scalar S> Tensor div_scalar(S s) && requires NumericKind<K> {
+    template <Scalar S>
+    Tensor div_scalar(S s) const& requires NumericKind<K> {
+        return Tensor(*this).div_scalar(s);
+    }
+    template <Scalar S>
+        Tensor div_scalar(S s) && requires NumericKind<K> {
         return Tensor(Ops::div_scalar(std::move(prim_), sc(s)));
     }
-    template <Scalar S> Tensor rem_scalar(S s) const& requires NumericKind<K> { return Tensor(*this).rem_scalar(s); }
-    template <Scalar S> Tensor rem_scalar(S s) && requires NumericKind<K> {
+    template <Scalar S>
+    Tensor rem_scalar(S s) const& requires NumericKind<K> {
+        return Tensor(*this).rem_scalar(s);
+    }
+    template <Scalar S>
+        Tensor rem_scalar(S s) && requires NumericKind<K> {
         return Tensor(Ops::remainder_scalar(std::move(prim_), sc(s)));
     }
     Tensor neg() const& requires NumericKind<K> { return Tensor(*this).neg(); }
@@ -740,29 +752,41 @@ public:
         check_broadcast(other, "Tensor::min_pair");
         return Tensor(Ops::min_pair(prim_, std::move(other.prim_)));
     }
-    template <Scalar S> Tensor clamp(S min, S max) const& requires NumericKind<K> { return Tensor(*this).clamp(min, max); }
-    template <Scalar S> Tensor clamp(S min, S max) && requires NumericKind<K> {
+    template <Scalar S>
+    Tensor clamp(S min, S max) const& requires NumericKind<K> {
+        return Tensor(*this).clamp(min, max);
+    }
+    template <Scalar S>
+        Tensor clamp(S min, S max) && requires NumericKind<K> {
         BURN_CHECK(!(static_cast<double>(min) > static_cast<double>(max)), "Tensor::clamp: min ",
                    min, " is greater than max ", max);
         return Tensor(Ops::clamp(std::move(prim_), sc(min), sc(max)));
     }
-    template <Scalar S> Tensor clamp_min(S min) const& requires NumericKind<K> { return Tensor(*this).clamp_min(min); }
-    template <Scalar S> Tensor clamp_min(S min) && requires NumericKind<K> {
+    template <Scalar S>
+    Tensor clamp_min(S min) const& requires NumericKind<K> {
+        return Tensor(*this).clamp_min(min);
+    }
+    template <Scalar S>
+        Tensor clamp_min(S min) && requires NumericKind<K> {
         return Tensor(Ops::clamp_min(std::move(prim_), sc(min)));
     }
-    template <Scalar S> Tensor clamp_max(S max) const& requires NumericKind<K> { return Tensor(*this).clamp_max(max); }
-    template <Scalar S> Tensor clamp_max(S max) && requires NumericKind<K> {
+    template <Scalar S>
+    Tensor clamp_max(S max) const& requires NumericKind<K> {
+        return Tensor(*this).clamp_max(max);
+    }
+    template <Scalar S>
+        Tensor clamp_max(S max) && requires NumericKind<K> {
         return Tensor(Ops::clamp_max(std::move(prim_), sc(max)));
     }
 
-#define BURN_CMP(NAME)                                                                      \
-    Tensor<B, D, Bool> NAME(const Tensor& other) const requires NumericKind<K> {            \
-        const auto [a, b] = broadcast_pair(other, "Tensor::" #NAME);                        \
-        return Tensor<B, D, Bool>(Ops::NAME(a, b));                                         \
-    }                                                                                       \
-    template <Scalar S>                                                                     \
-    Tensor<B, D, Bool> NAME##_elem(S s) const requires NumericKind<K> {                     \
-        return Tensor<B, D, Bool>(Ops::NAME##_elem(prim_, sc(s)));                          \
+#define BURN_CMP(NAME)                                                           \
+    Tensor<B, D, Bool> NAME(const Tensor& other) const requires NumericKind<K> { \
+        const auto [a, b] = broadcast_pair(other, "Tensor::" #NAME);             \
+        return Tensor<B, D, Bool>(Ops::NAME(a, b));                              \
+    }                                                                            \
+    template <Scalar S>                                                          \
+    Tensor<B, D, Bool> NAME##_elem(S s) const requires NumericKind<K> {          \
+        return Tensor<B, D, Bool>(Ops::NAME##_elem(prim_, sc(s)));               \
     }
     BURN_CMP(greater)
     BURN_CMP(greater_equal)
@@ -780,16 +804,12 @@ public:
 
     // reductions
     /// Sum of all elements, as a rank-1 tensor of one element.
-    Tensor<B, 1, K> sum() const requires NumericKind<K> {
-        return Tensor<B, 1, K>(Ops::sum(prim_));
-    }
+    Tensor<B, 1, K> sum() const requires NumericKind<K> { return Tensor<B, 1, K>(Ops::sum(prim_)); }
     /// Mean of all elements (integer division for Int).
     Tensor<B, 1, K> mean() const requires NumericKind<K> {
         const auto n = num_elements();
-        if constexpr (std::same_as<K, Float>)
-            return sum().div_scalar(static_cast<double>(n));
-        else
-            return sum().div_scalar(static_cast<std::int64_t>(std::max<std::size_t>(n, 1)));
+        if constexpr (std::same_as<K, Float>) return sum().div_scalar(static_cast<double>(n));
+        else return sum().div_scalar(static_cast<std::int64_t>(std::max<std::size_t>(n, 1)));
     }
     Tensor<B, 1, K> prod() const requires NumericKind<K> {
         return Tensor<B, 1, K>(Ops::prod(prim_));
@@ -828,17 +848,15 @@ public:
         check_nonempty_dim(d, "Tensor::min_dim");
         return Tensor(Ops::min_dim(prim_, d));
     }
-    std::pair<Tensor, Tensor<B, D, Int>> max_dim_with_indices(std::int64_t dim) const
-        requires NumericKind<K>
-    {
+    std::pair<Tensor, Tensor<B, D, Int>> max_dim_with_indices(std::int64_t dim) const requires
+        NumericKind<K> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::max_dim_with_indices");
         check_nonempty_dim(d, "Tensor::max_dim_with_indices");
         auto [v, i] = Ops::max_dim_with_indices(prim_, d);
         return {Tensor(std::move(v)), Tensor<B, D, Int>(std::move(i))};
     }
-    std::pair<Tensor, Tensor<B, D, Int>> min_dim_with_indices(std::int64_t dim) const
-        requires NumericKind<K>
-    {
+    std::pair<Tensor, Tensor<B, D, Int>> min_dim_with_indices(std::int64_t dim) const requires
+        NumericKind<K> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::min_dim_with_indices");
         check_nonempty_dim(d, "Tensor::min_dim_with_indices");
         auto [v, i] = Ops::min_dim_with_indices(prim_, d);
@@ -880,9 +898,8 @@ public:
 
     // indexing
     /// out[i][j] = self[indices[i][j]][j] for dim 0 (torch.gather); indices have rank D.
-    Tensor gather(std::int64_t dim, const Tensor<B, D, Int>& indices) const
-        requires NumericKind<K>
-    {
+    Tensor gather(std::int64_t dim,
+                  const Tensor<B, D, Int>& indices) const requires NumericKind<K> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::gather");
         const Shape s = shape(), is = indices.shape();
         for (std::size_t i = 0; i < D; ++i)
@@ -891,14 +908,12 @@ public:
         return Tensor(Ops::gather(d, prim_, indices.primitive()));
     }
     /// Adds `values` at `indices` along `dim` (torch.scatter_add, as Burn's scatter).
-    Tensor scatter(std::int64_t dim, const Tensor<B, D, Int>& indices, Tensor values) const&
-        requires NumericKind<K>
-    {
+    Tensor scatter(std::int64_t dim, const Tensor<B, D, Int>& indices,
+                   Tensor values) const& requires NumericKind<K> {
         return Tensor(*this).scatter(dim, indices, std::move(values));
     }
-    Tensor scatter(std::int64_t dim, const Tensor<B, D, Int>& indices, Tensor values) &&
-        requires NumericKind<K>
-    {
+    Tensor scatter(std::int64_t dim, const Tensor<B, D, Int>& indices, Tensor values) && requires
+        NumericKind<K> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::scatter");
         const Shape s = shape(), is = indices.shape(), vs = values.shape();
         for (std::size_t i = 0; i < D; ++i) {
@@ -907,31 +922,29 @@ public:
             BURN_CHECK(i == d || is[i] <= s[i], "Tensor::scatter: indices of shape ", is,
                        " exceed the tensor of shape ", s, " at dim ", i);
         }
-        return Tensor(Ops::scatter(d, std::move(prim_), indices.primitive(), std::move(values.prim_)));
+        return Tensor(
+            Ops::scatter(d, std::move(prim_), indices.primitive(), std::move(values.prim_)));
     }
     /// The slices at `indices` along `dim` (torch.index_select).
-    Tensor select(std::int64_t dim, const Tensor<B, 1, Int>& indices) const
-        requires NumericKind<K>
-    {
+    Tensor select(std::int64_t dim,
+                  const Tensor<B, 1, Int>& indices) const requires NumericKind<K> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::select");
         return Tensor(Ops::select(prim_, d, indices.primitive()));
     }
     /// Adds `values` into the slices at `indices` along `dim` (torch.index_add).
-    Tensor select_assign(std::int64_t dim, const Tensor<B, 1, Int>& indices, Tensor values) const&
-        requires NumericKind<K>
-    {
+    Tensor select_assign(std::int64_t dim, const Tensor<B, 1, Int>& indices,
+                         Tensor values) const& requires NumericKind<K> {
         return Tensor(*this).select_assign(dim, indices, std::move(values));
     }
     Tensor select_assign(std::int64_t dim, const Tensor<B, 1, Int>& indices, Tensor values) &&
-        requires NumericKind<K>
-    {
+        requires NumericKind<K> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::select_assign");
         Shape expect = shape();
         expect[d] = indices.shape()[0];
         BURN_CHECK(values.shape() == expect, "Tensor::select_assign: values have shape ",
                    values.shape(), ", expected ", expect);
-        return Tensor(Ops::select_assign(std::move(prim_), d, indices.primitive(),
-                                         std::move(values.prim_)));
+        return Tensor(
+            Ops::select_assign(std::move(prim_), d, indices.primitive(), std::move(values.prim_)));
     }
     /// Where `mask` is true take `value`, else keep self (torch.where(mask, value, self)).
     Tensor mask_where(const Tensor<B, D, Bool>& mask, Tensor value) const& requires NumericKind<K> {
@@ -944,13 +957,11 @@ public:
         return Tensor(Ops::mask_where(std::move(prim_), mask.primitive(), std::move(value.prim_)));
     }
     template <class S>
-        requires Scalar<S>
-    Tensor mask_fill(const Tensor<B, D, Bool>& mask, S value) const& requires NumericKind<K> {
-        return Tensor(*this).mask_fill(mask, value);
-    }
+    requires Scalar<S> Tensor mask_fill(const Tensor<B, D, Bool>& mask, S value)
+    const& requires NumericKind<K> { return Tensor(*this).mask_fill(mask, value); }
     template <class S>
-        requires Scalar<S>
-    Tensor mask_fill(const Tensor<B, D, Bool>& mask, S value) && requires NumericKind<K> {
+    requires Scalar<S> Tensor mask_fill(const Tensor<B, D, Bool>& mask,
+                                        S value) && requires NumericKind<K> {
         check_broadcast_into(mask.shape(), shape(), "Tensor::mask_fill", "mask");
         return Tensor(Ops::mask_fill(std::move(prim_), mask.primitive(), sc(value)));
     }
@@ -962,21 +973,21 @@ public:
     Tensor sort_descending(std::int64_t dim) const requires NumericKind<K> {
         return Tensor(Ops::sort(prim_, detail::norm_dim(dim, D, "Tensor::sort_descending"), true));
     }
-    std::pair<Tensor, Tensor<B, D, Int>> sort_with_indices(std::int64_t dim) const
-        requires NumericKind<K>
-    {
-        auto [v, i] = Ops::sort_with_indices(prim_, detail::norm_dim(dim, D, "Tensor::sort"), false);
+    std::pair<Tensor, Tensor<B, D, Int>> sort_with_indices(std::int64_t dim) const requires
+        NumericKind<K> {
+        auto [v, i] =
+            Ops::sort_with_indices(prim_, detail::norm_dim(dim, D, "Tensor::sort"), false);
         return {Tensor(std::move(v)), Tensor<B, D, Int>(std::move(i))};
     }
-    std::pair<Tensor, Tensor<B, D, Int>> sort_descending_with_indices(std::int64_t dim) const
-        requires NumericKind<K>
-    {
+    std::pair<Tensor, Tensor<B, D, Int>> sort_descending_with_indices(
+        std::int64_t dim) const requires NumericKind<K> {
         auto [v, i] = Ops::sort_with_indices(
             prim_, detail::norm_dim(dim, D, "Tensor::sort_descending"), true);
         return {Tensor(std::move(v)), Tensor<B, D, Int>(std::move(i))};
     }
     Tensor<B, D, Int> argsort(std::int64_t dim) const requires NumericKind<K> {
-        return Tensor<B, D, Int>(Ops::argsort(prim_, detail::norm_dim(dim, D, "Tensor::argsort"), false));
+        return Tensor<B, D, Int>(
+            Ops::argsort(prim_, detail::norm_dim(dim, D, "Tensor::argsort"), false));
     }
     Tensor<B, D, Int> argsort_descending(std::int64_t dim) const requires NumericKind<K> {
         return Tensor<B, D, Int>(
@@ -986,14 +997,14 @@ public:
     Tensor topk(std::size_t k, std::int64_t dim) const requires NumericKind<K> {
         return topk_with_indices(k, dim).first;
     }
-    std::pair<Tensor, Tensor<B, D, Int>> topk_with_indices(std::size_t k, std::int64_t dim) const
-        requires NumericKind<K>
-    {
+    std::pair<Tensor, Tensor<B, D, Int>> topk_with_indices(
+        std::size_t k, std::int64_t dim) const requires NumericKind<K> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::topk");
         BURN_CHECK(k <= shape()[d], "Tensor::topk: k = ", k, " exceeds dim ", d, " of size ",
                    shape()[d]);
         auto [v, i] = sort_descending_with_indices(static_cast<std::int64_t>(d));
-        return {v.narrow(static_cast<std::int64_t>(d), 0, k), i.narrow(static_cast<std::int64_t>(d), 0, k)};
+        return {v.narrow(static_cast<std::int64_t>(d), 0, k),
+                i.narrow(static_cast<std::int64_t>(d), 0, k)};
     }
 
     // triangular parts
@@ -1009,9 +1020,8 @@ public:
 
     // closeness
     /// |self - other| <= atol + rtol * |other| element-wise (torch.isclose; NaN is never close).
-    Tensor<B, D, Bool> is_close(const Tensor& other, double rtol = 1e-5, double atol = 1e-8) const
-        requires NumericKind<K>
-    {
+    Tensor<B, D, Bool> is_close(const Tensor& other, double rtol = 1e-5,
+                                double atol = 1e-8) const requires NumericKind<K> {
         check_broadcast(other, "Tensor::is_close");
         auto a = into_float(), b = other.into_float();
         auto diff = (a - b).abs();
@@ -1024,15 +1034,14 @@ public:
         }
         return close;
     }
-    bool all_close(const Tensor& other, double rtol = 1e-5, double atol = 1e-8) const
-        requires NumericKind<K>
-    {
+    bool all_close(const Tensor& other, double rtol = 1e-5,
+                   double atol = 1e-8) const requires NumericKind<K> {
         return is_close(other, rtol, atol).all().into_scalar();
     }
 
     // ------------------------------------------------------------------ float-only ops
-#define BURN_FLOAT_UNARY(NAME, OP)                                                            \
-    Tensor NAME() const& requires std::same_as<K, Float> { return Tensor(*this).NAME(); }    \
+#define BURN_FLOAT_UNARY(NAME, OP)                                                        \
+    Tensor NAME() const& requires std::same_as<K, Float> { return Tensor(*this).NAME(); } \
     Tensor NAME() && requires std::same_as<K, Float> { return Tensor(B::OP(std::move(prim_))); }
     BURN_FLOAT_UNARY(exp, float_exp)
     BURN_FLOAT_UNARY(log, float_log)
@@ -1090,7 +1099,9 @@ public:
     Tensor<B, D, Bool> is_nan() const requires std::same_as<K, Float> {
         return Tensor<B, D, Bool>(B::float_is_nan(prim_));
     }
-    bool contains_nan() const requires std::same_as<K, Float> { return is_nan().any().into_scalar(); }
+    bool contains_nan() const requires std::same_as<K, Float> {
+        return is_nan().any().into_scalar();
+    }
     /// Unbiased variance along `dim` (kept), as torch.var(dim, keepdim=True).
     Tensor var(std::int64_t dim) const requires std::same_as<K, Float> { return var_impl(dim, 1); }
     /// Biased (population) variance.
@@ -1100,18 +1111,18 @@ public:
     std::pair<Tensor, Tensor> var_mean(std::int64_t dim) const requires std::same_as<K, Float> {
         return var_mean_impl(dim, 1);
     }
-    std::pair<Tensor, Tensor> var_mean_bias(std::int64_t dim) const requires std::same_as<K, Float> {
+    std::pair<Tensor, Tensor> var_mean_bias(
+        std::int64_t dim) const requires std::same_as<K, Float> {
         return var_mean_impl(dim, 0);
     }
     /// The tensor on the backend's full-precision (f32 or wider) float type.
     Tensor<typename B::FullPrecisionBackend, D, Float> to_full_precision() const
-        requires(std::same_as<K, Float> && std::same_as<typename B::FullPrecisionBackend, B>)
-    {
+        requires(std::same_as<K, Float>&& std::same_as<typename B::FullPrecisionBackend, B>) {
         return *this;
     }
-    static Tensor from_full_precision(Tensor<typename B::FullPrecisionBackend, D, Float> t)
-        requires(std::same_as<K, Float> && std::same_as<typename B::FullPrecisionBackend, B>)
-    {
+    static Tensor
+    from_full_precision(Tensor<typename B::FullPrecisionBackend, D, Float> t) requires(
+        std::same_as<K, Float>&& std::same_as<typename B::FullPrecisionBackend, B>) {
         return t;
     }
 
@@ -1134,52 +1145,60 @@ public:
     }
     /// The same values, cut from the graph: no gradient flows back through the result.
     Tensor detach() const {
-        if constexpr (AutodiffBackend<B> && std::same_as<K, Float>) return Tensor(B::float_detach(prim_));
+        if constexpr (AutodiffBackend<B> && std::same_as<K, Float>)
+            return Tensor(B::float_detach(prim_));
         else return *this;
     }
     /// Backpropagates from this tensor (seeded with ones of its shape) and returns the gradients
     /// of every leaf marked with require_grad(). The graph walked through is freed.
     template <class BB = B>
-        requires(AutodiffBackend<BB> && std::same_as<K, Float>)
-    typename BB::Gradients backward() const {
+    requires(AutodiffBackend<BB>&& std::same_as<K, Float>) typename BB::Gradients backward() const {
         return BB::backward(prim_);
     }
     /// This tensor's gradient in `grads` (on the inner backend), if it has one.
     template <class BB = B>
-        requires(AutodiffBackend<BB> && std::same_as<K, Float>)
-    std::optional<Tensor<typename BB::InnerBackend, D>> grad(const typename BB::Gradients& grads) const {
+    requires(AutodiffBackend<BB>&& std::same_as<K, Float>)
+        std::optional<Tensor<typename BB::InnerBackend, D>> grad(
+            const typename BB::Gradients& grads)
+    const {
         auto g = BB::grad(prim_, grads);
         if (!g) return std::nullopt;
         return Tensor<typename BB::InnerBackend, D>(std::move(*g));
     }
     /// Removes this tensor's gradient from `grads` and returns it.
     template <class BB = B>
-        requires(AutodiffBackend<BB> && std::same_as<K, Float>)
-    std::optional<Tensor<typename BB::InnerBackend, D>> grad_remove(typename BB::Gradients& grads) const {
+    requires(AutodiffBackend<BB>&& std::same_as<K, Float>)
+        std::optional<Tensor<typename BB::InnerBackend, D>> grad_remove(
+            typename BB::Gradients& grads)
+    const {
         auto g = BB::grad_remove(prim_, grads);
         if (!g) return std::nullopt;
         return Tensor<typename BB::InnerBackend, D>(std::move(*g));
     }
     /// Replaces this tensor's gradient in `grads` (same shape as the tensor).
     template <class BB = B>
-        requires(AutodiffBackend<BB> && std::same_as<K, Float>)
-    void grad_replace(typename BB::Gradients& grads, Tensor<typename BB::InnerBackend, D> grad) const {
+    requires(AutodiffBackend<BB>&& std::same_as<K, Float>) void grad_replace(
+        typename BB::Gradients& grads, Tensor<typename BB::InnerBackend, D> grad) const {
         BB::grad_replace(prim_, grads, std::move(grad).into_primitive());
     }
     /// The same values on the inner backend, with no graph (validation and metrics).
     template <class BB = B>
-        requires AutodiffBackend<BB>
-    Tensor<typename BB::InnerBackend, D, K> inner() const {
-        if constexpr (std::same_as<K, Float>) return Tensor<typename BB::InnerBackend, D, K>(BB::inner(prim_));
-        else if constexpr (std::same_as<K, Int>) return Tensor<typename BB::InnerBackend, D, K>(BB::int_inner(prim_));
+    requires AutodiffBackend<BB> Tensor<typename BB::InnerBackend, D, K> inner()
+    const {
+        if constexpr (std::same_as<K, Float>)
+            return Tensor<typename BB::InnerBackend, D, K>(BB::inner(prim_));
+        else if constexpr (std::same_as<K, Int>)
+            return Tensor<typename BB::InnerBackend, D, K>(BB::int_inner(prim_));
         else return Tensor<typename BB::InnerBackend, D, K>(BB::bool_inner(prim_));
     }
     /// An untracked tensor of this backend from a tensor of its inner backend.
     template <class BB = B>
-        requires AutodiffBackend<BB>
+    requires AutodiffBackend<BB>
     static Tensor from_inner(Tensor<typename BB::InnerBackend, D, K> t) {
-        if constexpr (std::same_as<K, Float>) return Tensor(BB::from_inner(std::move(t).into_primitive()));
-        else if constexpr (std::same_as<K, Int>) return Tensor(BB::int_from_inner(std::move(t).into_primitive()));
+        if constexpr (std::same_as<K, Float>)
+            return Tensor(BB::from_inner(std::move(t).into_primitive()));
+        else if constexpr (std::same_as<K, Int>)
+            return Tensor(BB::int_from_inner(std::move(t).into_primitive()));
         else return Tensor(BB::bool_from_inner(std::move(t).into_primitive()));
     }
 
@@ -1211,8 +1230,8 @@ public:
         const auto n = static_cast<std::int64_t>(num_classes);
         if (num_elements() > 0) {
             const auto lo = min().into_scalar(), hi = max().into_scalar();
-            BURN_CHECK(lo >= 0 && hi < n, "Tensor::one_hot: values must be in [0, ", n,
-                       "), found ", (lo < 0 ? lo : hi));
+            BURN_CHECK(lo >= 0 && hi < n, "Tensor::one_hot: values must be in [0, ", n, "), found ",
+                       (lo < 0 ? lo : hi));
         }
         Shape view;
         view.resize(D2, 1);
@@ -1242,32 +1261,67 @@ public:
         std::vector<Tensor<B, 1, Int>> out;
         const std::size_t n = coords.shape()[0];
         for (std::size_t d = 0; d < D; ++d)
-            out.push_back(coords.narrow(1, d, 1).template reshape<1>({static_cast<std::int64_t>(n)}));
+            out.push_back(
+                coords.narrow(1, d, 1).template reshape<1>({static_cast<std::int64_t>(n)}));
         return out;
     }
 
     // ------------------------------------------------------------------ operators
-    friend Tensor operator+(Tensor a, Tensor b) requires NumericKind<K> { return std::move(a).add(std::move(b)); }
-    friend Tensor operator-(Tensor a, Tensor b) requires NumericKind<K> { return std::move(a).sub(std::move(b)); }
-    friend Tensor operator*(Tensor a, Tensor b) requires NumericKind<K> { return std::move(a).mul(std::move(b)); }
-    friend Tensor operator/(Tensor a, Tensor b) requires NumericKind<K> { return std::move(a).div(std::move(b)); }
-    friend Tensor operator%(Tensor a, Tensor b) requires NumericKind<K> { return std::move(a).rem(std::move(b)); }
+    friend Tensor operator+(Tensor a, Tensor b) requires NumericKind<K> {
+        return std::move(a).add(std::move(b));
+    }
+    friend Tensor operator-(Tensor a, Tensor b) requires NumericKind<K> {
+        return std::move(a).sub(std::move(b));
+    }
+    friend Tensor operator*(Tensor a, Tensor b) requires NumericKind<K> {
+        return std::move(a).mul(std::move(b));
+    }
+    friend Tensor operator/(Tensor a, Tensor b) requires NumericKind<K> {
+        return std::move(a).div(std::move(b));
+    }
+    friend Tensor operator%(Tensor a, Tensor b) requires NumericKind<K> {
+        return std::move(a).rem(std::move(b));
+    }
     friend Tensor operator-(Tensor a) requires NumericKind<K> { return std::move(a).neg(); }
-    template <Scalar S> friend Tensor operator+(Tensor a, S s) requires NumericKind<K> { return std::move(a).add_scalar(s); }
-    template <Scalar S> friend Tensor operator-(Tensor a, S s) requires NumericKind<K> { return std::move(a).sub_scalar(s); }
-    template <Scalar S> friend Tensor operator*(Tensor a, S s) requires NumericKind<K> { return std::move(a).mul_scalar(s); }
-    template <Scalar S> friend Tensor operator/(Tensor a, S s) requires NumericKind<K> { return std::move(a).div_scalar(s); }
-    template <Scalar S> friend Tensor operator%(Tensor a, S s) requires NumericKind<K> { return std::move(a).rem_scalar(s); }
-    template <Scalar S> friend Tensor operator+(S s, Tensor a) requires NumericKind<K> { return std::move(a).add_scalar(s); }
-    template <Scalar S> friend Tensor operator*(S s, Tensor a) requires NumericKind<K> { return std::move(a).mul_scalar(s); }
-    template <Scalar S> friend Tensor operator-(S s, Tensor a) requires NumericKind<K> {
+    template <Scalar S>
+    friend Tensor operator+(Tensor a, S s) requires NumericKind<K> {
+        return std::move(a).add_scalar(s);
+    }
+    template <Scalar S>
+    friend Tensor operator-(Tensor a, S s) requires NumericKind<K> {
+        return std::move(a).sub_scalar(s);
+    }
+    template <Scalar S>
+    friend Tensor operator*(Tensor a, S s) requires NumericKind<K> {
+        return std::move(a).mul_scalar(s);
+    }
+    template <Scalar S>
+    friend Tensor operator/(Tensor a, S s) requires NumericKind<K> {
+        return std::move(a).div_scalar(s);
+    }
+    template <Scalar S>
+    friend Tensor operator%(Tensor a, S s) requires NumericKind<K> {
+        return std::move(a).rem_scalar(s);
+    }
+    template <Scalar S>
+    friend Tensor operator+(S s, Tensor a) requires NumericKind<K> {
+        return std::move(a).add_scalar(s);
+    }
+    template <Scalar S>
+    friend Tensor operator*(S s, Tensor a) requires NumericKind<K> {
+        return std::move(a).mul_scalar(s);
+    }
+    template <Scalar S>
+    friend Tensor operator-(S s, Tensor a) requires NumericKind<K> {
         return std::move(a).neg().add_scalar(s);
     }
-    template <Scalar S> friend Tensor operator/(S s, Tensor a) requires NumericKind<K> {
+    template <Scalar S>
+    friend Tensor operator/(S s, Tensor a) requires NumericKind<K> {
         if constexpr (std::same_as<K, Float>) return std::move(a).recip().mul_scalar(s);
         else return a.full_like(s).div(std::move(a));
     }
-    template <Scalar S> friend Tensor operator%(S s, Tensor a) requires NumericKind<K> {
+    template <Scalar S>
+    friend Tensor operator%(S s, Tensor a) requires NumericKind<K> {
         return a.full_like(s).rem(std::move(a));
     }
     friend Tensor operator!(const Tensor& a) requires std::same_as<K, Bool> { return a.bool_not(); }
@@ -1277,14 +1331,34 @@ public:
     friend Tensor operator|(const Tensor& a, const Tensor& b) requires std::same_as<K, Bool> {
         return a.bool_or(b);
     }
-    Tensor& operator+=(Tensor o) requires NumericKind<K> { return *this = std::move(*this) + std::move(o); }
-    Tensor& operator-=(Tensor o) requires NumericKind<K> { return *this = std::move(*this) - std::move(o); }
-    Tensor& operator*=(Tensor o) requires NumericKind<K> { return *this = std::move(*this) * std::move(o); }
-    Tensor& operator/=(Tensor o) requires NumericKind<K> { return *this = std::move(*this) / std::move(o); }
-    template <Scalar S> Tensor& operator+=(S s) requires NumericKind<K> { return *this = std::move(*this) + s; }
-    template <Scalar S> Tensor& operator-=(S s) requires NumericKind<K> { return *this = std::move(*this) - s; }
-    template <Scalar S> Tensor& operator*=(S s) requires NumericKind<K> { return *this = std::move(*this) * s; }
-    template <Scalar S> Tensor& operator/=(S s) requires NumericKind<K> { return *this = std::move(*this) / s; }
+    Tensor& operator+=(Tensor o) requires NumericKind<K> {
+        return *this = std::move(*this) + std::move(o);
+    }
+    Tensor& operator-=(Tensor o) requires NumericKind<K> {
+        return *this = std::move(*this) - std::move(o);
+    }
+    Tensor& operator*=(Tensor o) requires NumericKind<K> {
+        return *this = std::move(*this) * std::move(o);
+    }
+    Tensor& operator/=(Tensor o) requires NumericKind<K> {
+        return *this = std::move(*this) / std::move(o);
+    }
+    template <Scalar S>
+    Tensor& operator+=(S s) requires NumericKind<K> {
+        return *this = std::move(*this) + s;
+    }
+    template <Scalar S>
+    Tensor& operator-=(S s) requires NumericKind<K> {
+        return *this = std::move(*this) - s;
+    }
+    template <Scalar S>
+    Tensor& operator*=(S s) requires NumericKind<K> {
+        return *this = std::move(*this) * s;
+    }
+    template <Scalar S>
+    Tensor& operator/=(S s) requires NumericKind<K> {
+        return *this = std::move(*this) / s;
+    }
 
 private:
     Primitive prim_;
@@ -1336,17 +1410,17 @@ private:
         t[D] = static_cast<std::int64_t>(last);
         return t;
     }
-    static Tensor tri_mask(const Shape& shape, std::int64_t diagonal, const Device& device, int kind,
-                           const char* op)
-        requires std::same_as<K, Bool>
-    {
+    static Tensor tri_mask(const Shape& shape, std::int64_t diagonal, const Device& device,
+                           int kind, const char* op) requires std::same_as<K, Bool> {
         BURN_CHECK(shape.rank() == D && D >= 2, op, ": shape ", shape,
                    " must have rank D >= 2 (rows and columns last)");
         const auto rows = static_cast<std::int64_t>(shape[D - 2]);
         const auto cols = static_cast<std::int64_t>(shape[D - 1]);
         using IT = Tensor<B, 2, Int>;
-        auto r = Tensor<B, 1, Int>::arange(0, rows, device).template reshape<2>(Shape{shape[D - 2], 1});
-        auto c = Tensor<B, 1, Int>::arange(0, cols, device).template reshape<2>(Shape{1, shape[D - 1]});
+        auto r =
+            Tensor<B, 1, Int>::arange(0, rows, device).template reshape<2>(Shape{shape[D - 2], 1});
+        auto c =
+            Tensor<B, 1, Int>::arange(0, cols, device).template reshape<2>(Shape{1, shape[D - 1]});
         // offset[i][j] = j - i
         IT offset = c.expand(std::array<std::int64_t, 2>{rows, cols}) - r;
         Tensor<B, 2, Bool> m = kind == 0   ? offset.greater_elem(diagonal)
@@ -1370,12 +1444,12 @@ private:
         }
         return m;
     }
-    Tensor var_impl(std::int64_t dim, std::size_t correction) const requires std::same_as<K, Float> {
+    Tensor var_impl(std::int64_t dim,
+                    std::size_t correction) const requires std::same_as<K, Float> {
         return var_mean_impl(dim, correction).first;
     }
-    std::pair<Tensor, Tensor> var_mean_impl(std::int64_t dim, std::size_t correction) const
-        requires std::same_as<K, Float>
-    {
+    std::pair<Tensor, Tensor> var_mean_impl(
+        std::int64_t dim, std::size_t correction) const requires std::same_as<K, Float> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::var");
         const std::size_t n = shape()[d];
         auto mean = mean_dim(static_cast<std::int64_t>(d));

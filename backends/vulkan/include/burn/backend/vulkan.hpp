@@ -5,7 +5,8 @@
 // recording).
 //
 //   for (const auto& d : burn::vulkan_devices()) std::cout << d << "\n";
-//   burn::VulkanDevice dev{};           // index 0: the first discrete GPU, else integrated, ... CPU
+//   burn::VulkanDevice dev{};           // index 0: the first discrete GPU, else integrated, ...
+//   CPU
 //
 // This header includes no Vulkan header: handles stay in the compiled sources.
 #pragma once
@@ -31,7 +32,7 @@ const char* to_string(VulkanDeviceType t) noexcept;
 
 /// What a device can do (queried once, at enumeration).
 struct VulkanFeatures {
-    bool shader_int64 = false;          ///< 64-bit integers in shaders (else Int tensors are i32)
+    bool shader_int64 = false;  ///< 64-bit integers in shaders (else Int tensors are i32)
     bool shader_float64 = false;
     bool shader_float16 = false;
     bool shader_int8 = false;
@@ -50,7 +51,7 @@ struct VulkanFeatures {
     std::uint32_t max_push_constant_bytes = 0;
     std::uint64_t max_storage_buffer_range = 0;  ///< largest bindable storage-buffer range
     std::uint64_t min_storage_buffer_offset_alignment = 0;
-    std::uint64_t device_local_bytes = 0;        ///< size of the largest device-local heap
+    std::uint64_t device_local_bytes = 0;  ///< size of the largest device-local heap
 };
 
 struct VulkanDeviceInfo {
@@ -59,7 +60,7 @@ struct VulkanDeviceInfo {
     VulkanDeviceType type = VulkanDeviceType::Other;
     std::uint32_t vendor_id = 0, device_id = 0;
     std::uint32_t api_major = 0, api_minor = 0, api_patch = 0;
-    std::string driver;     ///< driver name and info, e.g. "llvmpipe Mesa 22.3.6 (LLVM 15.0.6)"
+    std::string driver;  ///< driver name and info, e.g. "llvmpipe Mesa 22.3.6 (LLVM 15.0.6)"
     VulkanFeatures features;
     /// The dtype Int tensors use on this device: i64 where the device has shaderInt64, else i32.
     DType int_dtype() const { return features.shader_int64 ? DType::I64 : DType::I32; }

@@ -23,7 +23,9 @@ struct VulkanDevice {
     std::size_t index = 0;
     friend bool operator==(const VulkanDevice&, const VulkanDevice&) = default;
     std::string to_string() const { return "Vulkan(" + std::to_string(index) + ")"; }
-    friend std::ostream& operator<<(std::ostream& os, const VulkanDevice& d) { return os << d.to_string(); }
+    friend std::ostream& operator<<(std::ostream& os, const VulkanDevice& d) {
+        return os << d.to_string();
+    }
 };
 
 namespace vk {
