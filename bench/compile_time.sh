@@ -3,7 +3,8 @@
 # Compile time as a user feels it: wall time and peak memory of g++ compiling
 #   1. a 3-line program that includes <burn/burn.hpp> and the CPU backend (-O2),
 #   2. the same program with <burn/tensor.hpp> (the tensor layer alone), where the tree has it,
-#   3. examples/guide/main.cpp, the MNIST guide (-O2),
+#   3. the MNIST guide on the CPU backend (-O2): examples/guide/backend_cpu.cpp, which instantiates
+#      the guide's templates for Cpu<float> (in trees before the guide had --backend, main.cpp),
 # each the median of N runs (default 3), against the headers of a source tree (default: this one).
 # Run it on a quiet machine: other jobs change the figures.
 #
@@ -52,4 +53,8 @@ measure "3-line program (burn.hpp + Cpu)" "$work/three_lines.cpp"
 if [[ -f "$tree/include/burn/tensor.hpp" ]]; then
     measure "3-line program (tensor.hpp + Cpu)" "$work/three_lines_tensor.cpp"
 fi
-measure "examples/guide/main.cpp" "$tree/examples/guide/main.cpp"
+if [[ -f "$tree/examples/guide/backend_cpu.cpp" ]]; then
+    measure "examples/guide/backend_cpu.cpp" "$tree/examples/guide/backend_cpu.cpp"
+else
+    measure "examples/guide/main.cpp" "$tree/examples/guide/main.cpp"
+fi

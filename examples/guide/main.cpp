@@ -1,62 +1,44 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // guide: the Burn book's guide (model, data, training, backend, inference) as one program.
 //
-//   guide train [--dataset fashion-mnist|mnist] [--epochs N] [--artifact-dir DIR]
-//               [--batch-size N] [--num-workers N] [--lr X] [--seed N]
+//   guide train [--backend cpu|vulkan|cuda] [--dataset fashion-mnist|mnist] [--epochs N]
+//               [--artifact-dir DIR] [--batch-size N] [--num-workers N] [--lr X] [--seed N]
 //               [--train-items N] [--test-items N]
-//   guide infer [--dataset fashion-mnist|mnist] [--artifact-dir DIR] [--index I] [--count N]
-//               [--min-accuracy X]
+//   guide infer [--backend cpu|vulkan|cuda] [--dataset fashion-mnist|mnist] [--artifact-dir DIR]
+//               [--index I] [--count N] [--min-accuracy X]
 //
 // `train` trains the book's model with the Learner (live progress on a terminal, plain lines
 // otherwise) and writes config.json, the checkpoints, the metric logs, the plots and the trained
 // model under the artifact directory (default /tmp/guide). `infer` loads config.json and the
 // model and predicts test images, printing the predicted and expected labels. Fashion-MNIST comes
 // from Debian's dataset-fashion-mnist package (no network); MNIST is downloaded on first use.
-// docs/guide.md walks through the code.
-#include <burn/backend/cpu.hpp>
-#include <burn/burn.hpp>
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
+// --backend picks the backend, as the book's main.rs does (cpu by default; vulkan and cuda when
+// the build has them). docs/guide.md walks through the code.
 #include <cstdlib>
 #include <exception>
-#include <filesystem>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
-#include "data.hpp"
-#include "inference.hpp"
-#include "model.hpp"
-#include "training.hpp"
+#include "app.hpp"
 
 namespace {
 
-struct Options {
-    std::string command;
-    burn::data::MnistKind kind = burn::data::MnistKind::Fashion;
-    std::filesystem::path artifact_dir = "/tmp/guide";
-    std::size_t epochs = 10;
-    std::size_t batch_size = 64;
-    std::size_t num_workers = 4;
-    double lr = 1.0e-4;
-    std::uint64_t seed = 42;
-    std::size_t index = 42;
-    std::size_t count = 10;
-    std::size_t train_items = SIZE_MAX;
-    std::size_t test_items = SIZE_MAX;
-    double min_accuracy = 0.0;
-};
+using guide::Options;
 
 void usage(std::ostream& os) {
     os << "usage:\n"
-          "  guide train [--dataset fashion-mnist|mnist] [--epochs N] [--artifact-dir DIR]\n"
+          "  guide train [--backend cpu|vulkan|cuda] [--dataset fashion-mnist|mnist] [--epochs N] "
+          "[--artifact-dir DIR]\n"
           "              [--batch-size N] [--num-workers N] [--lr X] [--seed N]\n"
           "              [--train-items N] [--test-items N]\n"
-          "  guide infer [--dataset fashion-mnist|mnist] [--artifact-dir DIR] [--index I] [--count N]\n"
+          "  guide infer [--backend cpu|vulkan|cuda] [--dataset fashion-mnist|mnist] "
+          "[--artifact-dir DIR] [--index I] [--count N]\n"
           "              [--min-accuracy X]\n"
           "\n"
+          "  --backend       cpu (default), vulkan or cuda: where the model trains or infers\n"
+          "                  (vulkan and cuda when the build has them: device 0)\n"
           "  --dataset       fashion-mnist (default; Debian's dataset-fashion-mnist) or mnist\n"
           "  --epochs        training epochs (default 10, the book's)\n"
           "  --artifact-dir  where config.json, checkpoints, logs, plots and the model go\n"
@@ -78,7 +60,8 @@ Options parse(int argc, char** argv) {
         std::exit(0);
     }
     if (o.command != "train" && o.command != "infer")
-        throw std::invalid_argument("unknown command '" + o.command + "' (expected train or infer)");
+        throw std::invalid_argument("unknown command '" + o.command +
+                                    "' (expected train or infer)");
     for (int i = 2; i < argc; ++i) {
         const std::string_view a = argv[i];
         auto value = [&]() -> std::string {
@@ -101,11 +84,18 @@ Options parse(int argc, char** argv) {
         if (a == "--help" || a == "-h") {
             usage(std::cout);
             std::exit(0);
+        } else if (a == "--backend") {
+            o.backend = value();
+            if (o.backend != "cpu" && o.backend != "vulkan" && o.backend != "cuda")
+                throw std::invalid_argument("--backend: expected cpu, vulkan or cuda, got '" +
+                                            o.backend + "'");
         } else if (a == "--dataset") {
             const std::string v = value();
             if (v == "fashion-mnist") o.kind = burn::data::MnistKind::Fashion;
             else if (v == "mnist") o.kind = burn::data::MnistKind::Mnist;
-            else throw std::invalid_argument("--dataset: expected fashion-mnist or mnist, got '" + v + "'");
+            else
+                throw std::invalid_argument("--dataset: expected fashion-mnist or mnist, got '" +
+                                            v + "'");
         } else if (a == "--epochs") o.epochs = count(false);
         else if (a == "--artifact-dir") o.artifact_dir = value();
         else if (a == "--batch-size") o.batch_size = count(false);
@@ -117,66 +107,34 @@ Options parse(int argc, char** argv) {
         else if (a == "--train-items") o.train_items = count(false);
         else if (a == "--test-items") o.test_items = count(false);
         else if (a == "--min-accuracy") o.min_accuracy = std::stod(value());
-        else throw std::invalid_argument("unknown option " + std::string(a) + " (see guide --help)");
+        else
+            throw std::invalid_argument("unknown option " + std::string(a) + " (see guide --help)");
     }
     return o;
-}
-
-constexpr std::array<const char*, 10> kFashionClasses = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
-                                                         "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
-
-std::string label_name(burn::data::MnistKind kind, std::int64_t label) {
-    if (kind == burn::data::MnistKind::Fashion && label >= 0 && label < 10)
-        return std::to_string(label) + " (" + kFashionClasses[std::size_t(label)] + ")";
-    return std::to_string(label);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    // The book's main.rs picks the backend here; this program uses the CPU backend.
-    using MyBackend = burn::Cpu<float>;
-    using MyAutodiffBackend = burn::Autodiff<MyBackend>;
     try {
         const Options o = parse(argc, argv);
-        const MyBackend::Device device{};
-        if (o.command == "train") {
-            guide::TrainingConfig config{
-                .model = {.num_classes = 10, .hidden_size = 512},
-                .optimizer = {},
-                .num_epochs = o.epochs,
-                .batch_size = o.batch_size,
-                .num_workers = o.num_workers,
-                .seed = o.seed,
-                .learning_rate = o.lr,
-            };
-            guide::train<MyAutodiffBackend>(o.artifact_dir, config, {o.kind, o.train_items, o.test_items}, device);
-            std::cout << "trained model saved to " << (o.artifact_dir / "model").string() << ".mpk.gz\n";
-        } else {
-            const auto model = guide::load_model<MyBackend>(o.artifact_dir, device);
-            const auto test = burn::data::MnistDataset::load(o.kind, burn::data::MnistSplit::Test);
-            std::size_t correct = 0, seen = 0;
-            for (std::size_t i = o.index; i < o.index + o.count; ++i) {
-                const auto item = test.get(i);
-                if (!item) {
-                    std::cerr << "guide: index " << i << " is past the end of the test split (" << test.len()
-                              << " images)\n";
-                    return 1;
-                }
-                const std::int64_t predicted = guide::infer(model, *item, device);
-                std::cout << "Image " << i << ": Predicted " << label_name(o.kind, predicted) << " Expected "
-                          << label_name(o.kind, item->label) << "\n";
-                correct += predicted == item->label;
-                ++seen;
-            }
-            const double accuracy = 100.0 * double(correct) / double(seen);
-            std::cout << correct << " of " << seen << " correct (" << accuracy << " %)\n";
-            if (accuracy < o.min_accuracy) {
-                std::cerr << "guide: accuracy " << accuracy << " % is below --min-accuracy " << o.min_accuracy << "\n";
-                return 1;
-            }
-        }
-        return 0;
+        // The book's main.rs picks the backend here.
+        if (o.backend == "cpu") return guide::run_cpu(o);
+#ifdef GUIDE_WITH_VULKAN
+        if (o.backend == "vulkan") return guide::run_vulkan(o);
+#endif
+#ifdef GUIDE_WITH_CUDA
+        if (o.backend == "cuda") return guide::run_cuda(o);
+#endif
+        std::cerr << "guide: this build has no backend '" << o.backend << "' (built: cpu"
+#ifdef GUIDE_WITH_VULKAN
+                  << ", vulkan"
+#endif
+#ifdef GUIDE_WITH_CUDA
+                  << ", cuda"
+#endif
+                  << ")\n";
+        return 2;
     } catch (const std::invalid_argument& e) {
         std::cerr << "guide: " << e.what() << "\n\n";
         usage(std::cerr);

@@ -9,6 +9,9 @@
 #ifdef BURN_TEST_VULKAN
 #include <burn/backend/vulkan.hpp>
 #endif
+#ifdef BURN_TEST_CUDA
+#include <burn/backend/cuda.hpp>
+#endif
 #include <array>
 #include <burn/burn.hpp>
 #include <burn/config/json.hpp>  // opt-in JSON interop: configs <-> nlohmann::json
@@ -21,21 +24,27 @@
 
 namespace burn::testing {
 
-/// Every backend the suite runs on. A new backend adds one line here. The Vulkan backend's
-/// instance of the suite is a separate executable (burn_tensor_tests_vulkan, built with
-/// BURN_TEST_VULKAN), so that the CPU suite does not depend on a Vulkan driver.
-#ifdef BURN_TEST_VULKAN
+/// Every backend the suite runs on. A new backend adds one line here. The Vulkan and CUDA
+/// backends' instances of the suite are separate executables (burn_tensor_tests_vulkan, built
+/// with BURN_TEST_VULKAN; burn_tensor_tests_cuda, with BURN_TEST_CUDA), so that the CPU suite
+/// does not depend on a GPU driver.
+#if defined(BURN_TEST_VULKAN)
 using Backends = ::testing::Types<Vulkan<>, Autodiff<Vulkan<>>>;
+#elif defined(BURN_TEST_CUDA)
+using Backends = ::testing::Types<Cuda<>, Autodiff<Cuda<>>>;
 #else
 using Backends = ::testing::Types<Cpu<float>, Cpu<double>, Autodiff<Cpu<float>>>;
 #endif
 
 /// The float backend the module, nn and autodiff suites test (their "B"; `ADF` in gradcheck.hpp is
 /// Autodiff<TestFloatBackend>): Cpu<float>, or Vulkan<> in their Vulkan instances (the executables
-/// burn_nn_<x>_vulkan, burn_autodiff_tests_vulkan, built with BURN_TEST_VULKAN). Tests about the
-/// CPU backend itself (f64 finite differences, its memory pool, its threads) keep Cpu<...>.
-#ifdef BURN_TEST_VULKAN
+/// burn_nn_<x>_vulkan, burn_autodiff_tests_vulkan, built with BURN_TEST_VULKAN), or Cuda<> in
+/// their CUDA instances (burn_nn_tests_cuda, burn_autodiff_tests_cuda, BURN_TEST_CUDA). Tests about
+/// the CPU backend itself (f64 finite differences, its memory pool, its threads) keep Cpu<...>.
+#if defined(BURN_TEST_VULKAN)
 using TestFloatBackend = Vulkan<>;
+#elif defined(BURN_TEST_CUDA)
+using TestFloatBackend = Cuda<>;
 #else
 using TestFloatBackend = Cpu<float>;
 #endif
@@ -75,6 +84,18 @@ public:
 };
 inline ::testing::Environment* const kRequireVulkanEnvironment =
     ::testing::AddGlobalTestEnvironment(new RequireVulkanEnvironment);
+#endif
+
+#ifdef BURN_TEST_CUDA
+/// Skips every test of a CUDA executable when there is no usable GPU (CI), with CUDA's reason.
+class RequireCudaEnvironment : public ::testing::Environment {
+public:
+    void SetUp() override {
+        if (cuda_device_count() == 0) GTEST_SKIP() << cuda_unavailable_reason();
+    }
+};
+inline ::testing::Environment* const kRequireCudaEnvironment =
+    ::testing::AddGlobalTestEnvironment(new RequireCudaEnvironment);
 #endif
 
 /// Whether the backend's Int tensors hold 64-bit values (Cpu<F>: std::int64_t) or 32-bit ones

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The CUDA kernel set: the kit's kernels (burn/backend/kernels.hpp) over CudaTensor, implemented
+// in backends/cuda/src (ops_*.cpp) with CUDA C++ kernels from kernels/cuda compiled at run time
+// by NVRTC, cuBLASLt (matmul) and cuDNN (convolutions). Cuda<F, I> forwards to these through the
+// adapter; user code never needs them directly. Every kernel queues work on the tensor's device
+// stream and returns (asynchronous); only into_data, quantized_into_data and sync wait.
+#pragma once
+
+#include "burn/backend/cuda/tensor.hpp"
+#include "burn/backend/kernels.hpp"
+
+namespace burn::cuda {
+
+BURN_KERNEL_VOCABULARY
+
+/// The CUDA kernels (plus the optional one-pass Adam step).
+struct Kernels {
+    BURN_KERNEL_SET_MEMBERS(CudaTensor, CudaDevice)
+    static backend::AdamStepResult<CudaTensor> adam_step(CudaTensor param, CudaTensor grad,
+                                                         CudaTensor* moment_1, CudaTensor* moment_2,
+                                                         const backend::AdamHyper& h);
+};
+
+}  // namespace burn::cuda

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// NVRTC: compiles the embedded programs of kernels/cuda to cubins for one architecture, with a
+// disk cache keyed by the sources, the options and NVRTC's version.
+#include <nvrtc.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "runtime.hpp"
+
+namespace burn::cuda {
+
+namespace {
+
+/// The embedded sources, or those of the directory $BURN_CUDA_KERNEL_DIR when it is set (kernel
+/// development: edit kernels/cuda and run again without rebuilding the library).
+std::span<const KernelSource> sources() {
+    static const std::vector<KernelSource> from_dir = [] {
+        std::vector<KernelSource> out;
+        const char* dir = std::getenv("BURN_CUDA_KERNEL_DIR");
+        if (!dir || !*dir) return out;
+        static std::vector<std::string> storage;  // names and texts, alive for the process
+        std::vector<std::filesystem::path> files;
+        for (const auto& e : std::filesystem::directory_iterator(dir)) {
+            const auto ext = e.path().extension();
+            if (ext == ".cu" || ext == ".cuh") files.push_back(e.path());
+        }
+        storage.reserve(files.size() * 2);
+        for (const auto& f : files) {
+            std::ifstream in(f, std::ios::binary);
+            storage.push_back(f.filename().string());
+            const char* name = storage.back().c_str();
+            storage.emplace_back(std::istreambuf_iterator<char>(in),
+                                 std::istreambuf_iterator<char>());
+            out.push_back({name, storage.back().c_str()});
+        }
+        return out;
+    }();
+    if (!from_dir.empty()) return from_dir;
+    return kernel_sources();
+}
+
+const KernelSource* find_source(std::string_view name) {
+    for (const auto& s : sources())
+        if (name == s.name) return &s;
+    return nullptr;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::uint64_t fnv1a(std::uint64_t h, std::string_view s) {
+    for (unsigned char c : s) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/// The disk cache directory, or empty when disabled.
+std::filesystem::path cache_dir() {
+    if (const char* v = std::getenv("BURN_CUDA_CACHE")) {
+        if (std::string_view(v) == "off" || std::string_view(v) == "0") return {};
+        if (*v) return v;
+    }
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        return std::filesystem::path(x) / "burn-cpp" / "cuda";
+    if (const char* h = std::getenv("HOME"); h && *h)
+        return std::filesystem::path(h) / ".cache" / "burn-cpp" / "cuda";
+    return {};
+}
+
+std::vector<char> read_file(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) return {};
+    return std::vector<char>(std::istreambuf_iterator<char>(in), {});
+}
+
+/// Writes through a temporary name and renames, so that a concurrent reader never sees half a
+/// file; failures leave no file and are ignored (the cache is an optimisation).
+void write_file(const std::filesystem::path& p, const std::vector<char>& data) {
+    std::error_code ec;
+    std::filesystem::create_directories(p.parent_path(), ec);
+    if (ec) return;
+    std::random_device rd;
+    auto tmp = p;
+    tmp += ".tmp" + std::to_string(rd());
+    {
+        std::ofstream out(tmp, std::ios::binary);
+        if (!out) return;
+        out.write(data.data(), static_cast<std::streamsize>(data.size()));
+        if (!out) {
+            out.close();
+            std::filesystem::remove(tmp, ec);
+            return;
+        }
+    }
+    std::filesystem::rename(tmp, p, ec);
+    if (ec) std::filesystem::remove(tmp, ec);
+}
+
+void check_nvrtc(nvrtcResult r, const char* what, std::string_view program) {
+    if (r != NVRTC_SUCCESS)
+        ::burn::detail::fail("Cuda: NVRTC ", what, " for kernels/cuda/", program,
+                             ".cu failed: ", nvrtcGetErrorString(r));
+}
+
+}  // namespace
+
+std::vector<std::string> program_names() {
+    std::vector<std::string> out;
+    for (const auto& s : sources())
+        if (ends_with(s.name, ".cu"))
+            out.emplace_back(
+                std::string_view(s.name).substr(0, std::string_view(s.name).size() - 3));
+    return out;
+}
+
+std::vector<char> compile_program(std::string_view program, std::string_view arch) {
+    const std::string file = std::string(program) + ".cu";
+    const KernelSource* src = find_source(file);
+    if (!src) ::burn::detail::fail("Cuda: no kernel program kernels/cuda/", file);
+
+    std::vector<const char*> header_names, header_texts;
+    for (const auto& s : sources())
+        if (ends_with(s.name, ".cuh")) {
+            header_names.push_back(s.name);
+            header_texts.push_back(s.text);
+        }
+    const std::string arch_opt = "--gpu-architecture=" + std::string(arch);
+    const std::vector<const char*> options = {arch_opt.c_str(), "--std=c++17",
+                                              "--device-as-default-execution-space"};
+
+    int major = 0, minor = 0;
+    nvrtcVersion(&major, &minor);
+    std::uint64_t h = 1469598103934665603ull;
+    h = fnv1a(h, src->text);
+    for (const char* t : header_texts) h = fnv1a(h, t);
+    for (const char* o : options) h = fnv1a(h, o);
+    h = fnv1a(h, std::to_string(major) + "." + std::to_string(minor));
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    const auto dir = cache_dir();
+    const auto cached =
+        dir.empty() ? std::filesystem::path{}
+                    : dir / (std::string(program) + "-" + std::string(arch) + "-" + hex + ".cubin");
+    if (!cached.empty()) {
+        auto data = read_file(cached);
+        if (!data.empty()) return data;
+    }
+
+    nvrtcProgram prog = nullptr;
+    check_nvrtc(
+        nvrtcCreateProgram(&prog, src->text, file.c_str(), static_cast<int>(header_names.size()),
+                           header_texts.data(), header_names.data()),
+        "program creation", program);
+    struct Destroy {
+        nvrtcProgram* p;
+        ~Destroy() { nvrtcDestroyProgram(p); }
+    } destroy{&prog};
+    const nvrtcResult r =
+        nvrtcCompileProgram(prog, static_cast<int>(options.size()), options.data());
+    if (r != NVRTC_SUCCESS) {
+        std::size_t log_size = 0;
+        nvrtcGetProgramLogSize(prog, &log_size);
+        std::string log(log_size, '\0');
+        if (log_size) nvrtcGetProgramLog(prog, log.data());
+        ::burn::detail::fail("Cuda: NVRTC could not compile kernels/cuda/", file, " for ", arch,
+                             ": ", nvrtcGetErrorString(r), "\n", log);
+    }
+    std::size_t size = 0;
+    check_nvrtc(nvrtcGetCUBINSize(prog, &size), "cubin size", program);
+    std::vector<char> cubin(size);
+    check_nvrtc(nvrtcGetCUBIN(prog, cubin.data()), "cubin", program);
+    if (!cached.empty()) write_file(cached, cubin);
+    return cubin;
+}
+
+}  // namespace burn::cuda
