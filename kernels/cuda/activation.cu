@@ -70,11 +70,11 @@ struct LogSigmoid {
                                                          int dense, T alpha, T beta) {     \
         map1(a, ma, o, n, dense, OP<T>{alpha, beta});                                      \
     }
-#define BURN_ACTIVATION_OPS(X)                                                  \
-    X(relu, Relu)                                                               \
-    X(gelu, Gelu)                                                               \
-    X(sigmoid, Sigmoid) X(log_sigmoid, LogSigmoid) X(hard_sigmoid, HardSigmoid) \
-        X(leaky_relu, LeakyRelu)
+#define BURN_ACTIVATION_OPS(X) \
+    X(relu, Relu)              \
+    X(gelu, Gelu)              \
+    X(sigmoid, Sigmoid)        \
+    X(log_sigmoid, LogSigmoid) X(hard_sigmoid, HardSigmoid) X(leaky_relu, LeakyRelu)
 #define BURN_ACTIVATION_FLOATS(NAME, OP) \
     BURN_ACTIVATION(NAME, OP, float, f32) BURN_ACTIVATION(NAME, OP, double, f64)
 BURN_ACTIVATION_OPS(BURN_ACTIVATION_FLOATS)

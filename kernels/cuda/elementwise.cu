@@ -55,25 +55,36 @@ BURN_FOR_ALL(BURN_ARANGE)
                                                           int dense) {                          \
         map1(a, ma, o, n, dense, [](FROM x) { return convert<TO>(x); });                        \
     }
+// clang-format off
 BURN_CAST(double, f64, float, f32)
 BURN_CAST(i32, i32, float, f32)
-BURN_CAST(i64, i64, float, f32) BURN_CAST(u8, bool, float, f32) BURN_CAST(float, f32, double, f64)
-    BURN_CAST(i32, i32, double, f64) BURN_CAST(i64, i64, double, f64)
-        BURN_CAST(u8, bool, double, f64) BURN_CAST(float, f32, i32, i32)
-            BURN_CAST(double, f64, i32, i32) BURN_CAST(i64, i64, i32, i32)
-                BURN_CAST(u8, bool, i32, i32) BURN_CAST(float, f32, i64, i64)
-                    BURN_CAST(double, f64, i64, i64) BURN_CAST(i32, i32, i64, i64)
-                        BURN_CAST(u8, bool, i64, i64) BURN_CAST(float, f32, u8, bool)
-                            BURN_CAST(double, f64, u8, bool) BURN_CAST(i32, i32, u8, bool)
-                                BURN_CAST(i64, i64, u8, bool)
+BURN_CAST(i64, i64, float, f32)
+BURN_CAST(u8, bool, float, f32)
+BURN_CAST(float, f32, double, f64)
+BURN_CAST(i32, i32, double, f64)
+BURN_CAST(i64, i64, double, f64)
+BURN_CAST(u8, bool, double, f64)
+BURN_CAST(float, f32, i32, i32)
+BURN_CAST(double, f64, i32, i32)
+BURN_CAST(i64, i64, i32, i32)
+BURN_CAST(u8, bool, i32, i32)
+BURN_CAST(float, f32, i64, i64)
+BURN_CAST(double, f64, i64, i64)
+BURN_CAST(i32, i32, i64, i64)
+BURN_CAST(u8, bool, i64, i64)
+BURN_CAST(float, f32, u8, bool)
+BURN_CAST(double, f64, u8, bool)
+BURN_CAST(i32, i32, u8, bool)
+BURN_CAST(i64, i64, u8, bool)
+// clang-format on
 #undef BURN_CAST
 
-    // ------------------------------------------------------------------------------------------------
-    // Unary maps (elementwise.hpp's U* functors)
-    // ------------------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------------------
+// Unary maps (elementwise.hpp's U* functors)
+// ------------------------------------------------------------------------------------------------
 
-    template <class T>
-    struct Neg {
+template <class T>
+struct Neg {
     __device__ T operator()(T x) const { return wrap_neg(x); }
 };
 template <class T>
