@@ -120,17 +120,17 @@ int main(int argc, char** argv) {
         const Options o = parse(argc, argv);
         // The book's main.rs picks the backend here.
         if (o.backend == "cpu") return guide::run_cpu(o);
-#ifdef GUIDE_WITH_VULKAN
+#ifdef BURN_EXAMPLE_WITH_VULKAN
         if (o.backend == "vulkan") return guide::run_vulkan(o);
 #endif
-#ifdef GUIDE_WITH_CUDA
+#ifdef BURN_EXAMPLE_WITH_CUDA
         if (o.backend == "cuda") return guide::run_cuda(o);
 #endif
         std::cerr << "guide: this build has no backend '" << o.backend << "' (built: cpu"
-#ifdef GUIDE_WITH_VULKAN
+#ifdef BURN_EXAMPLE_WITH_VULKAN
                   << ", vulkan"
 #endif
-#ifdef GUIDE_WITH_CUDA
+#ifdef BURN_EXAMPLE_WITH_CUDA
                   << ", cuda"
 #endif
                   << ")\n";
