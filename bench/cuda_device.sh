@@ -30,6 +30,7 @@ pack() {
     local bins=() f
     for f in "$build/tests/burn_cuda_runtime_tests" "$build/tests/burn_tensor_tests_cuda" \
              "$build/tests/burn_autodiff_tests_cuda" "$build/tests/burn_nn_tests_cuda" \
+             "$build/tests/burn_cuda_random_program" \
              "$build/examples/guide/guide" "$build/bench/burn_bench_cuda"; do
         [ -f "$f" ] && [ -x "$f" ] && bins+=("$f")
     done
@@ -86,7 +87,8 @@ run() {
     local failed=0 exe name log rc
     mkdir -p "$bundle/logs"
     if [ "${SKIP_TESTS:-0}" != 1 ]; then
-        for exe in "$bundle"/bin/burn_*tests*; do
+        for exe in "$bundle"/bin/burn_*tests* "$bundle"/bin/burn_cuda_random_program; do
+            [ -x "$exe" ] || continue
             name=$(basename "$exe")
             [ -n "${TESTS:-}" ] && [[ " $TESTS " != *" $name "* ]] && continue
             log=$bundle/logs/$name.log

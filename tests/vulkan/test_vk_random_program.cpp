@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Random programs, run on Vulkan<> and on Cpu<float, int32> (the reference) in lockstep: a seeded
+// Random programs, run on Vulkan<> (or, built with BURN_GPU_TEST_CUDA as burn_cuda_random_program,
+// on Cuda<>) and on Cpu<float, int32> (the reference) in lockstep: a seeded
 // generator draws 20-40 steps over a small pool of live rank-3 tensors (float, and a few int):
 // unary math, activations, broadcast binary and scalar ops, batched matmul, views (swap_dims,
 // permute, reshape, slice with steps, narrow, flip, expand), cat, keepdim reductions, softmax,
@@ -22,6 +23,7 @@
 #include <numeric>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vk_support.hpp"
@@ -98,7 +100,8 @@ std::string mismatch(const TensorData& got, const TensorData& want, double tol) 
         if (!ok) {
             std::ostringstream os;
             os.precision(9);
-            os << "element " << j << " of " << want.shape << ": vulkan " << g << ", cpu " << w;
+            os << "element " << j << " of " << want.shape << ": " << kGpuName << " " << g
+               << ", cpu " << w;
             return os.str();
         }
     }
@@ -138,7 +141,9 @@ public:
         os << "random program, seed " << seed_ << (autodiff_ ? " (autodiff)" : "") << ": "
            << (failure_.empty() ? "passed" : failure_)
            << "\nreproduce: BURN_VK_RANDOM_SEED=" << seed_
-           << " ./burn_vk_random_program --gtest_filter=VulkanRandomProgram."
+           << (std::string_view(kGpuName) == "cuda" ? " ./burn_cuda_random_program"
+                                                    : " ./burn_vk_random_program")
+           << " --gtest_filter=" << kGpuSuiteName << "RandomProgram."
            << (autodiff_ ? "AutodiffGradientsMatchCpu" : "MatchesCpu") << "\nprogram:\n";
         for (std::size_t j = 0; j < log_.size(); ++j) os << "  " << j << ": " << log_[j] << "\n";
         if (failure_.empty()) {
@@ -330,7 +335,7 @@ private:
             const auto a = v_.leaves[k].grad(gv);
             const auto b = c_.leaves[k].grad(gc);
             if (a.has_value() != b.has_value()) {
-                fail(str("gradient of input ", k, ": present on ", a ? "vulkan" : "cpu", " only"));
+                fail(str("gradient of input ", k, ": present on ", a ? kGpuName : "cpu", " only"));
             } else if (a) {
                 const auto m = mismatch(a->to_data(), b->to_data(), 4 * kTol);
                 if (!m.empty()) fail(str("gradient of input ", k, " differs: ", m));
@@ -348,8 +353,8 @@ private:
             if (dv.value_as_double(j) == dc.value_as_double(j)) continue;
             const double margin = kTol * (1.0 + std::abs(base.value_as_double(j)));
             if (std::abs(diff.value_as_double(j)) > margin)
-                return fail(str("comparison mask element ", j, " of ", dc.shape, ": vulkan ",
-                                dv.value_as_double(j), ", cpu ", dc.value_as_double(j),
+                return fail(str("comparison mask element ", j, " of ", dc.shape, ": ", kGpuName,
+                                " ", dv.value_as_double(j), ", cpu ", dc.value_as_double(j),
                                 " (operands differ by ", diff.value_as_double(j), ")"));
             ++ties;
         }
@@ -900,7 +905,13 @@ std::vector<std::uint64_t> seeds(std::uint64_t first, std::size_t count) {
 
 }  // namespace
 
-TEST(VulkanRandomProgram, MatchesCpu) {
+#ifdef BURN_GPU_TEST_CUDA
+#define BURN_RANDOM_PROGRAM_SUITE CudaRandomProgram
+#else
+#define BURN_RANDOM_PROGRAM_SUITE VulkanRandomProgram
+#endif
+
+TEST(BURN_RANDOM_PROGRAM_SUITE, MatchesCpu) {
     BURN_REQUIRE_VULKAN();
     std::size_t failed = 0;
     for (const auto seed : seeds(1, 50)) {
@@ -908,7 +919,7 @@ TEST(VulkanRandomProgram, MatchesCpu) {
     }
 }
 
-TEST(VulkanRandomProgram, AutodiffGradientsMatchCpu) {
+TEST(BURN_RANDOM_PROGRAM_SUITE, AutodiffGradientsMatchCpu) {
     BURN_REQUIRE_VULKAN();
     std::size_t failed = 0;
     for (const auto seed : seeds(1001, 12)) {

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Helpers of the Vulkan op tests: the same values on Vulkan<> and Cpu<float, int32> (the
 // reference), and views of several layouts, so that every op is checked on strided inputs.
+// Built with BURN_GPU_TEST_CUDA, the GPU backend under test (VB) is Cuda<> instead (the CUDA
+// instance of the cross-backend random programs, burn_cuda_random_program).
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <burn/backend/cpu.hpp>
+#ifdef BURN_GPU_TEST_CUDA
+#include <burn/backend/cuda.hpp>
+#else
 #include <burn/backend/vulkan.hpp>
+#endif
 #include <burn/burn.hpp>
 #include <random>
 #include <span>
@@ -19,7 +25,16 @@
 
 namespace burn::vktest {
 
+#ifdef BURN_GPU_TEST_CUDA
+using VB = Cuda<>;
+/// The GPU backend's name in messages, and the test executable's.
+inline constexpr const char* kGpuName = "cuda";
+inline constexpr const char* kGpuSuiteName = "Cuda";
+#else
 using VB = Vulkan<>;
+inline constexpr const char* kGpuName = "vulkan";
+inline constexpr const char* kGpuSuiteName = "Vulkan";
+#endif
 using CB = Cpu<float, std::int32_t>;
 
 /// Views of a primitive through the kit's host view algebra (burn/backend/layout.hpp).
@@ -49,11 +64,19 @@ T view_slice(T t, std::span<const SliceRange> ranges) {
     return t;
 }
 
-/// Skips the test when there is no Vulkan device (CI without lavapipe).
+/// Skips the test when there is no device of the GPU backend under test (CI without lavapipe, or
+/// without a CUDA GPU), with the reason.
+#ifdef BURN_GPU_TEST_CUDA
+#define BURN_REQUIRE_VULKAN()                                                                    \
+    do {                                                                                         \
+        if (::burn::cuda_device_count() == 0) GTEST_SKIP() << ::burn::cuda_unavailable_reason(); \
+    } while (0)
+#else
 #define BURN_REQUIRE_VULKAN()                                                     \
     do {                                                                          \
         if (::burn::vulkan_devices().empty()) GTEST_SKIP() << "no Vulkan device"; \
     } while (0)
+#endif
 
 /// The same data on both backends.
 template <std::size_t D, class K = Float>
