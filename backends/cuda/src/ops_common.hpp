@@ -15,6 +15,7 @@
 //  - Errors: burn::Error naming "Cuda <op>", the shapes and dtypes.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -64,6 +65,20 @@ CudaTensor output_for(const CudaTensor& t, const Shape& shape, DType dtype);
 /// Grid size for `n` work items at `block` threads each, grid-stride loops covering the rest
 /// (at most 32 blocks per multiprocessor... of the device).
 unsigned grid_for(const Context& ctx, std::uint64_t n, unsigned block = 256);
+
+/// Hash of a plan-cache key made of 64-bit words (the matmul and convolution plan caches).
+struct PlanKeyHash {
+    template <std::size_t N>
+    std::size_t operator()(const std::array<std::int64_t, N>& k) const noexcept {
+        std::uint64_t h = 1469598103934665603ull;
+        for (const std::int64_t v : k) {
+            h ^= static_cast<std::uint64_t>(v);
+            h *= 1099511628211ull;
+            h ^= h >> 29;
+        }
+        return static_cast<std::size_t>(h);
+    }
+};
 
 /// Launches `kernel` of `program` with the arguments `args...` (each passed by address, as CUDA
 /// wants): `launch(ctx, "elementwise", "unary_f32", grid, block, 0, n, ptr, meta)`.

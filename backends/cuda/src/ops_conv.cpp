@@ -330,18 +330,6 @@ std::unique_ptr<ConvPlan> make_plan(Context& ctx, cudnnHandle_t h, ConvKind kind
 
 using PlanKey = std::array<std::int64_t, 30>;
 
-struct KeyHash {
-    std::size_t operator()(const PlanKey& k) const noexcept {
-        std::uint64_t h = 1469598103934665603ull;
-        for (const std::int64_t v : k) {
-            h ^= static_cast<std::uint64_t>(v);
-            h *= 1099511628211ull;
-            h ^= h >> 29;
-        }
-        return static_cast<std::size_t>(h);
-    }
-};
-
 /// The cached plan of a problem (made on first use).
 const ConvPlan& plan_for(Context& ctx, cudnnHandle_t h, ConvKind kind, const ConvProblem& p,
                          DType dt, bool tf32, const ConvPtrs& q, std::size_t out_bytes,
@@ -366,7 +354,7 @@ const ConvPlan& plan_for(Context& ctx, cudnnHandle_t h, ConvKind kind, const Con
     key[at++] = p.groups;
     static std::mutex mutex;
     // Never destroyed: cuDNN may be unloaded before static destructors run.
-    static auto* plans = new std::unordered_map<PlanKey, std::unique_ptr<ConvPlan>, KeyHash>();
+    static auto* plans = new std::unordered_map<PlanKey, std::unique_ptr<ConvPlan>, PlanKeyHash>();
     std::lock_guard lock(mutex);
     auto it = plans->find(key);
     if (it == plans->end())

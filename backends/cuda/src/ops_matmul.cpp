@@ -145,18 +145,6 @@ struct GemmProblem {
 };
 using PlanKey = std::array<std::int64_t, sizeof(GemmProblem) / sizeof(std::int64_t)>;
 
-struct KeyHash {
-    std::size_t operator()(const PlanKey& k) const noexcept {
-        std::uint64_t h = 1469598103934665603ull;
-        for (const std::int64_t v : k) {
-            h ^= static_cast<std::uint64_t>(v);
-            h *= 1099511628211ull;
-            h ^= h >> 29;
-        }
-        return static_cast<std::size_t>(h);
-    }
-};
-
 PlanKey key_of(const GemmProblem& p) {
     return {p.device,  p.dtype, p.tf32, p.m,        p.n,        p.k,       p.batch,   p.trans_a,
             p.trans_b, p.ld_a,  p.ld_b, p.stride_a, p.stride_b, p.align_a, p.align_b, p.align_d};
@@ -243,7 +231,7 @@ const Plan& plan_for(cublasLtHandle_t handle, const GemmProblem& p, DType dt, co
                      const Shape& sb) {
     static std::mutex mutex;
     // Never destroyed: the library may be unloaded before static destructors run.
-    static auto* plans = new std::unordered_map<PlanKey, std::unique_ptr<Plan>, KeyHash>();
+    static auto* plans = new std::unordered_map<PlanKey, std::unique_ptr<Plan>, PlanKeyHash>();
     const PlanKey key = key_of(p);
     std::lock_guard lock(mutex);
     auto it = plans->find(key);
