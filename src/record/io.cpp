@@ -12,19 +12,23 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <limits>
+#include <new>
 #include <sstream>
 
 #include "record_io.hpp"
+
+#if defined(__linux__) && !defined(MADV_POPULATE_WRITE)
+#define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels refuse it, which is harmless
+#endif
 
 namespace burn::record::detail {
 
 // ---------------------------------------------------------------------------- names
 namespace {
 
-constexpr DType all_dtypes[] = {DType::F64, DType::F32, DType::F16, DType::BF16,
-                                DType::I64, DType::I32, DType::I16, DType::I8,
+constexpr DType all_dtypes[] = {DType::F64, DType::F32,  DType::F16,  DType::BF16,
+                                DType::I64, DType::I32,  DType::I16,  DType::I8,
                                 DType::U8,  DType::Bool, DType::QInt8};
 
 std::string_view settings_name(std::string_view precision) {
@@ -103,9 +107,9 @@ std::string describe_prefix(std::span<const std::uint8_t> p, bool is_file) {
 
 void check_header(const Context& ctx, const RecorderSpec& spec, std::string_view format,
                   std::uint64_t version, std::string_view precision) {
-    const std::string expected =
-        std::string("a ") + std::string(format_name(spec.format)) + " record of " +
-        precision_text(spec.precision, spec.float_dtype, spec.int_dtype);
+    const std::string expected = std::string("a ") + std::string(format_name(spec.format)) +
+                                 " record of " +
+                                 precision_text(spec.precision, spec.float_dtype, spec.int_dtype);
     if (format != format_name(spec.format))
         ctx.fail("expected ", expected, ", found a ", format, " record");
     if (version != format_version)
@@ -175,7 +179,8 @@ std::size_t checked_num_elements(const Context& ctx, std::string_view path,
             ctx.fail(path, ": tensor shape is too large");
         n *= d;
     }
-    if (n > std::numeric_limits<std::size_t>::max() / 8) ctx.fail(path, ": tensor shape is too large");
+    if (n > std::numeric_limits<std::size_t>::max() / 8)
+        ctx.fail(path, ": tensor shape is too large");
     return static_cast<std::size_t>(n);
 }
 
@@ -387,6 +392,47 @@ std::size_t FileSource::produce(void* dst, std::size_t n) {
     return total;
 }
 
+void prefault_pages(std::uint8_t* p, std::size_t n) {
+#ifdef __linux__
+    if (n < (std::size_t(1) << 20)) return;
+    static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    constexpr std::uintptr_t huge = std::uintptr_t(2) << 20;
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    const std::uintptr_t hlo = (a + huge - 1) & ~(huge - 1), hhi = (a + n) & ~(huge - 1);
+    if (hhi > hlo) (void)::madvise(reinterpret_cast<void*>(hlo), hhi - hlo, MADV_HUGEPAGE);
+    const std::uintptr_t lo = (a + page - 1) & ~(page - 1), hi = (a + n) & ~(page - 1);
+    if (hi > lo) (void)::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_WRITE);
+#else
+    (void)p, (void)n;
+#endif
+}
+
+MappedFile::MappedFile(const std::filesystem::path& path, const Context& ctx) {
+    FileSource src(path, ctx);  // opens and checks a regular file
+    const std::uint64_t size = src.size();
+    if (size > std::numeric_limits<std::size_t>::max()) ctx.fail("the file is too large");
+    size_ = static_cast<std::size_t>(size);
+    if (size_ == 0) return;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+        ::close(fd);
+        if (p != MAP_FAILED) {
+            (void)::madvise(p, size_, MADV_WILLNEED);
+            data_ = static_cast<const std::uint8_t*>(p);
+            mapped_ = true;
+            return;
+        }
+    }
+    owned_.resize(size_);
+    src.read(owned_.data(), size_);
+    data_ = owned_.data();
+}
+
+MappedFile::~MappedFile() {
+    if (mapped_) ::munmap(const_cast<std::uint8_t*>(data_), size_);
+}
+
 struct GzSource::State {
     z_stream z{};
 };
@@ -431,9 +477,10 @@ std::size_t GzSource::produce(void* dst, std::size_t n) {
         if (rc == Z_STREAM_END) {
             done_ = true;
             if (z.avail_in != 0 || !in_.at_end())
-                context().fail("unexpected data after the end of the gzip stream (at compressed "
-                               "offset ",
-                               in_.position() - z.avail_in, ")");
+                context().fail(
+                    "unexpected data after the end of the gzip stream (at compressed "
+                    "offset ",
+                    in_.position() - z.avail_in, ")");
             break;
         }
         if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT)

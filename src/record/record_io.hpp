@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -140,7 +142,9 @@ private:
 class SpanSource final : public Source {
 public:
     SpanSource(std::span<const std::uint8_t> data, const Context& ctx) : Source(ctx), data_(data) {}
-    std::optional<std::uint64_t> remaining() const override { return data_.size() - off_ + buffered(); }
+    std::optional<std::uint64_t> remaining() const override {
+        return data_.size() - off_ + buffered();
+    }
     std::uint64_t max_remaining() const override { return *remaining(); }
 
 protected:
@@ -213,6 +217,34 @@ private:
     };
     std::unique_ptr<std::uint8_t, Free> data_;
     std::size_t size_ = 0, capacity_ = 0;
+};
+
+/// Writes a file through `write` atomically: a temporary file in the same directory is written,
+/// flushed to disk and renamed over `target`; on any failure it is removed and `target` is
+/// untouched.
+void write_file_atomically(const std::filesystem::path& target, const Context& ctx,
+                           const std::function<void(Sink&)>& write);
+
+/// Maps the pages of a fresh output buffer of `n` bytes in one system call (huge pages where
+/// they fit): faulting them in one 4 KiB page at a time costs more than copying into them.
+/// Buffers under 1 MiB are left alone.
+void prefault_pages(std::uint8_t* p, std::size_t n);
+
+/// A whole regular file, read-only: memory-mapped (read(2) into a buffer where mapping fails,
+/// e.g. for a pipe). Errors name the file through `ctx`.
+class MappedFile {
+public:
+    MappedFile(const std::filesystem::path& path, const Context& ctx);
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+    std::span<const std::uint8_t> bytes() const { return {data_, size_}; }
+
+private:
+    const std::uint8_t* data_ = nullptr;
+    std::size_t size_ = 0;
+    bool mapped_ = false;
+    std::vector<std::uint8_t> owned_;
 };
 
 /// Everything left in `src`, in one buffer (reserve_hint: the expected size, if known).

@@ -23,7 +23,8 @@ namespace fs = std::filesystem;
 /// The recorder that reads format `f` (plain or gzip-compressed), for hints.
 std::string_view recorder_for(RecordFormat f, bool gzip) {
     switch (f) {
-        case RecordFormat::NamedMpk: return gzip ? "NamedMpkGzFileRecorder" : "NamedMpkFileRecorder";
+        case RecordFormat::NamedMpk:
+            return gzip ? "NamedMpkGzFileRecorder" : "NamedMpkFileRecorder";
         case RecordFormat::Bin: return gzip ? "BinGzFileRecorder" : "BinFileRecorder";
         case RecordFormat::Json: return gzip ? "JsonGzFileRecorder" : "PrettyJsonFileRecorder";
     }
@@ -72,8 +73,8 @@ bool is_gzip(std::span<const std::uint8_t> head) {
 
 /// Fails unless `head` (the first bytes, inside the gzip stream if `in_gzip`) starts like the
 /// recorder's format.
-void check_prefix(std::span<const std::uint8_t> head, const RecorderSpec& spec,
-                  const Context& ctx, bool in_gzip) {
+void check_prefix(std::span<const std::uint8_t> head, const RecorderSpec& spec, const Context& ctx,
+                  bool in_gzip) {
     bool ok = false;
     switch (spec.format) {
         case RecordFormat::NamedMpk: ok = looks_like_mpk(head); break;
@@ -213,14 +214,21 @@ fs::path record_to_file(const Record& record, const fs::path& path, const Record
                "\" names a directory, not a file");
     const fs::path target = with_record_extension(path, spec.extension);
     const Context ctx{spec.recorder, "record", target.string()};
+    write_file_atomically(target, ctx, [&](Sink& sink) { encode(record, spec, ctx, sink); });
+    return target;
+}
+
+void write_file_atomically(const fs::path& target, const Context& ctx,
+                           const std::function<void(Sink&)>& write) {
     fs::path tmp = target;
     tmp += temp_suffix();
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) ctx.fail("cannot create the temporary file ", tmp.string(), ": ", std::strerror(errno));
+    if (fd < 0)
+        ctx.fail("cannot create the temporary file ", tmp.string(), ": ", std::strerror(errno));
     try {
         {
             FdSink sink(fd, ctx);
-            encode(record, spec, ctx, sink);
+            write(sink);
             sink.flush();
         }
         if (::fsync(fd) != 0) ctx.fail("fsync failed: ", std::strerror(errno));
@@ -235,7 +243,6 @@ fs::path record_to_file(const Record& record, const fs::path& path, const Record
         throw;
     }
     sync_directory(target.parent_path());
-    return target;
 }
 
 Record record_from_file(const fs::path& path, const RecorderSpec& spec) {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Light public headers: built without the tests' precompiled header, this file does not compile
 // when a public header other than the opt-in JSON ones (burn/config/json.hpp, burn/data/json.hpp)
-// includes nlohmann_json. The JSON code of configs is compiled once, in src/config.cpp.
+// includes nlohmann_json. The JSON code of configs is compiled once, in src/config.cpp; the
+// safetensors header's JSON in src/record/safetensors.cpp.
 #include <burn/backend/cpu.hpp>
 #include <burn/burn.hpp>
+#include <burn/record/pytorch.hpp>
 #include <string>
 
 #ifdef NLOHMANN_JSON_VERSION_MAJOR

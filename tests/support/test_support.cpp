@@ -27,6 +27,10 @@ double json_number(const nlohmann::json& v) {
 
 }  // namespace
 
+std::string fixture_path(std::string_view relative) {
+    return std::string(BURN_FIXTURE_DIR) + "/" + std::string(relative);
+}
+
 const nlohmann::json& fixture(std::string_view file, std::string_view case_name) {
     static std::mutex mu;
     static std::map<std::string, nlohmann::json, std::less<>> files;
@@ -41,7 +45,8 @@ const nlohmann::json& fixture(std::string_view file, std::string_view case_name)
     const auto& cases = it->second.at("cases");
     auto c = cases.find(std::string(case_name));
     if (c == cases.end())
-        throw Error("fixture: case '" + std::string(case_name) + "' missing from " + std::string(file));
+        throw Error("fixture: case '" + std::string(case_name) + "' missing from " +
+                    std::string(file));
     return *c;
 }
 
@@ -69,8 +74,10 @@ TensorData fixture_data(const nlohmann::json& t) {
 }
 
 std::vector<std::string> fixture_case_list(std::string_view file, std::string_view group) {
-    auto v = fixture(file, "index").at("params").at(std::string(group)).get<std::vector<std::string>>();
-    if (v.empty()) throw Error("fixture " + std::string(file) + ": no cases listed for " + std::string(group));
+    auto v =
+        fixture(file, "index").at("params").at(std::string(group)).get<std::vector<std::string>>();
+    if (v.empty())
+        throw Error("fixture " + std::string(file) + ": no cases listed for " + std::string(group));
     return v;
 }
 

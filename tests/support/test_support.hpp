@@ -132,6 +132,9 @@ struct BackendNames {
 /// (NaN/inf written as the strings "nan", "inf", "-inf"). Throws if missing.
 const nlohmann::json& fixture(std::string_view file, std::string_view case_name);
 
+/// The path of a file under tests/fixtures ("pytorch/dtypes.pt").
+std::string fixture_path(std::string_view relative);
+
 /// The TensorData of one TENSOR object.
 TensorData fixture_data(const nlohmann::json& tensor);
 
