@@ -229,6 +229,20 @@ TEST(PyTorchImport, RefusesForeignFilesWithTheirName) {
                       "no_such_file.pt");
 }
 
+TEST(PyTorchImport, RefusesHostileFiles) {
+    // gen_pytorch_import.py crafts them: a pickle calling os.system (both formats), a tensor
+    // larger than its storage, an offset past its end, a storage larger than its data.
+    for (const char* file : {"hostile_global.pt", "hostile_global_legacy.pt"}) {
+        SCOPED_TRACE(file);
+        EXPECT_BURN_ERROR((void)record::read_pytorch_file(fixture_file(file)), "system");
+        EXPECT_BURN_ERROR((void)record::read_pytorch_file(fixture_file(file)), file);
+    }
+    for (const char* file : {"hostile_size.pt", "hostile_offset.pt", "hostile_storage.pt"}) {
+        SCOPED_TRACE(file);
+        EXPECT_BURN_ERROR((void)record::read_pytorch_file(fixture_file(file)), "storage");
+    }
+}
+
 // ---------------------------------------------------------------------------- modules
 TEST(PyTorchImport, KeyRemapAsInBurnsBook) {
     const auto fresh = ConvPair<B>::init();
