@@ -13,13 +13,13 @@
 // Floats are written with a fraction or exponent ("1.0"), integers without, so that the two stay
 // apart. Non-finite tensor values are the strings "nan", "inf", "-inf". Map keys starting with
 // '$' are written with one more '$' ("$x" -> "$$x"): a single '$' marks the tags above.
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 
+#include "burn/detail/json_limits.hpp"
 #include "record_io.hpp"
 
 namespace burn::record::detail {
@@ -37,7 +37,10 @@ bool valid_utf8(std::string_view s) {
         const auto c = static_cast<unsigned char>(s[i]);
         std::size_t n;
         std::uint32_t cp;
-        if (c < 0x80) { ++i; continue; }
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
         if ((c & 0xe0) == 0xc0) n = 1, cp = c & 0x1f;
         else if ((c & 0xf0) == 0xe0) n = 2, cp = c & 0x0f;
         else if ((c & 0xf8) == 0xf0) n = 3, cp = c & 0x07;
@@ -191,8 +194,10 @@ public:
                 return Record(std::move(list));
             }
             case Json::value_t::object: {
-                if (j.size() == 1 && j.begin().key() == "$tensor") return tensor(j.begin().value(), path);
-                if (j.size() == 1 && j.begin().key() == "$float") return Record(special(j.begin().value(), path));
+                if (j.size() == 1 && j.begin().key() == "$tensor")
+                    return tensor(j.begin().value(), path);
+                if (j.size() == 1 && j.begin().key() == "$float")
+                    return Record(special(j.begin().value(), path));
                 Record::Map map;
                 map.reserve(j.size());
                 for (auto it = j.begin(); it != j.end(); ++it) {
@@ -208,8 +213,7 @@ public:
                 }
                 return Record(std::move(map));
             }
-            default:
-                ctx_.fail(where(path), ": corrupt record: unexpected JSON value");
+            default: ctx_.fail(where(path), ": corrupt record: unexpected JSON value");
         }
     }
 
@@ -236,7 +240,8 @@ private:
     std::int64_t integer(const Json& v, std::string_view path, std::int64_t lo, std::int64_t hi) {
         std::int64_t x = 0;
         if (v.is_number_integer() && !v.is_number_unsigned()) x = v.get<std::int64_t>();
-        else if (v.is_number_unsigned() && v.get<std::uint64_t>() <= std::uint64_t(hi)) x = std::int64_t(v.get<std::uint64_t>());
+        else if (v.is_number_unsigned() && v.get<std::uint64_t>() <= std::uint64_t(hi))
+            x = std::int64_t(v.get<std::uint64_t>());
         else ctx_.fail(where(path), ": corrupt record: expected an integer, found ", v.dump());
         if (x < lo || x > hi)
             ctx_.fail(where(path), ": corrupt record: value ", x, " is out of range");
@@ -251,7 +256,8 @@ private:
         const Json& id_j = need(t, "id", path);
         const Json& values = need(t, "values", path);
         if (!shape_j.is_array() || !dtype_j.is_string() || !id_j.is_string() || !values.is_array())
-            ctx_.fail(w, ": corrupt record: a tensor needs a shape array, dtype and id strings "
+            ctx_.fail(w,
+                      ": corrupt record: a tensor needs a shape array, dtype and id strings "
                       "and a values array");
         const auto dtype = dtype_from_name(dtype_j.get_ref<const std::string&>());
         if (!dtype) ctx_.fail(w, ": corrupt record: unknown dtype ", dtype_j.dump());
@@ -264,7 +270,8 @@ private:
                 integer(shape_j[i], path, 0, std::numeric_limits<std::int64_t>::max()));
         const std::size_t numel = checked_num_elements(ctx_, w, {dims, shape_j.size()});
         Shape shape;
-        for (std::size_t i = 0; i < shape_j.size(); ++i) shape.push_back(static_cast<std::size_t>(dims[i]));
+        for (std::size_t i = 0; i < shape_j.size(); ++i)
+            shape.push_back(static_cast<std::size_t>(dims[i]));
         if (values.size() != numel)
             ctx_.fail(w, ": corrupt record: ", values.size(), " values for shape ", shape, " (",
                       numel, " expected)");
@@ -277,7 +284,8 @@ private:
         std::vector<std::uint8_t> bytes(numel * dtype_size(*dtype));
         if (*dtype == DType::QInt8) {
             for (std::size_t i = 0; i < numel; ++i)
-                bytes[i] = static_cast<std::uint8_t>(static_cast<std::int8_t>(integer(values[i], path, -128, 127)));
+                bytes[i] = static_cast<std::uint8_t>(
+                    static_cast<std::int8_t>(integer(values[i], path, -128, 127)));
             const Json& q_j = need(t, "quant", path);
             if (!q_j.is_object()) ctx_.fail(w, ": corrupt record: \"quant\" is not an object");
             const Json& scheme_j = need(q_j, "scheme", path);
@@ -288,7 +296,8 @@ private:
                 ctx_.fail(w, ": corrupt record: malformed \"quant\"");
             const auto scheme = qscheme_from_name(scheme_j.get_ref<const std::string&>(),
                                                   static_cast<std::size_t>(axis));
-            if (!scheme) ctx_.fail(w, ": corrupt record: unknown quantization scheme ", scheme_j.dump());
+            if (!scheme)
+                ctx_.fail(w, ": corrupt record: unknown quantization scheme ", scheme_j.dump());
             QuantizationInfo q;
             q.scheme = *scheme;
             for (const auto& s : scales_j) q.scales.push_back(static_cast<float>(number(s, path)));
@@ -308,7 +317,8 @@ private:
             for (std::size_t i = 0; i < numel; ++i) {
                 const Json& v = values[i];
                 if constexpr (std::is_same_v<E, bool>) {
-                    if (!v.is_boolean()) ctx_.fail(w, ": corrupt record: expected a bool, found ", v.dump());
+                    if (!v.is_boolean())
+                        ctx_.fail(w, ": corrupt record: expected a bool, found ", v.dump());
                     bytes[i] = v.get<bool>() ? 1 : 0;
                 } else if constexpr (std::is_same_v<E, f16> || std::is_same_v<E, bf16>) {
                     p[i] = E(static_cast<float>(number(v, path)));
@@ -357,6 +367,15 @@ void encode_json(const Record& r, const RecorderSpec& spec, const Context& ctx, 
 
 Record decode_json(std::span<const std::uint8_t> bytes, const RecorderSpec& spec,
                    const Context& ctx) {
+    {
+        // Nesting beyond the record depth (plus the tensor objects and the header) and NUL
+        // bytes are refused before the parser builds anything.
+        const std::string where = std::string(ctx.recorder) + "::" + std::string(ctx.op) +
+                                  (ctx.source.empty() ? "" : ": " + ctx.source);
+        ::burn::detail::check_json_text(
+            std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), where,
+            max_record_depth + 8);
+    }
     Json doc;
     try {
         doc = Json::parse(bytes.begin(), bytes.end());
@@ -382,11 +401,13 @@ Record decode_json(std::span<const std::uint8_t> bytes, const RecorderSpec& spec
                  precision.get_ref<const std::string&>());
     const Json& f = dec.need(h, "float", "burn_record");
     const Json& i = dec.need(h, "int", "burn_record");
-    if (f != std::string(dtype_name(spec.float_dtype)) || i != std::string(dtype_name(spec.int_dtype)))
+    if (f != std::string(dtype_name(spec.float_dtype)) ||
+        i != std::string(dtype_name(spec.int_dtype)))
         ctx.fail("the header's precision \"", spec.precision, "\" names dtypes ", f.dump(), "/",
                  i.dump(), ", expected ", dtype_name(spec.float_dtype), "/",
                  dtype_name(spec.int_dtype));
-    if (!doc.contains("item") || doc.size() != 2) ctx.fail("corrupt record: expected the fields \"burn_record\" and \"item\"");
+    if (!doc.contains("item") || doc.size() != 2)
+        ctx.fail("corrupt record: expected the fields \"burn_record\" and \"item\"");
     return dec.item(doc["item"], "", 0);
 }
 

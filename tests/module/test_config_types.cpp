@@ -152,7 +152,7 @@ TEST(ConfigTypes, MessagesQuoteNonAsciiText) {
     EXPECT_BURN_ERROR(Text::from_json_string("{\"count\": \"\xFF\"}"),
                       "Config::from_json_string: invalid JSON");
     EXPECT_BURN_ERROR(Text::from_json_string(std::string("{\"count\"\0: 1}", 13)),
-                      "Config::from_json_string: invalid JSON");
+                      "Config::from_json_string: a NUL byte at offset 8");
 }
 
 TEST(ConfigTypes, Description) {
