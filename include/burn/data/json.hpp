@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "burn/detail/json_limits.hpp"
+
 namespace burn::data::detail {
 
 template <class I>
@@ -38,6 +40,7 @@ struct JsonRows {
             ++line_no;
             if (line.find_first_not_of(" \t\r\n") == std::string::npos) continue;
             try {
+                ::burn::detail::check_json_text(line, "line");
                 const auto value = nlohmann::json::parse(line);
                 items.push_back(convert(value));
             } catch (const std::exception& e) {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -113,13 +114,17 @@ class OptimizerAdaptor {
 public:
     using InnerBackend = typename B::InnerBackend;
 
-    explicit OptimizerAdaptor(S optim, std::optional<GradientClippingConfig> clipping = std::nullopt)
+    explicit OptimizerAdaptor(S optim,
+                              std::optional<GradientClippingConfig> clipping = std::nullopt)
         : optim_(std::move(optim)), clipping_(std::move(clipping)) {}
 
     /// `module` with every float parameter that has a gradient in `grads` updated. Parameters
     /// without one (frozen, or not used by the loss) are returned unchanged and keep their state.
     template <class M>
     M step(LearningRate lr, const M& module, GradientsParams<B> grads) {
+        // As PyTorch: a NaN or negative rate would silently turn every weight into garbage.
+        BURN_CHECK(lr >= 0.0 && lr <= std::numeric_limits<double>::max(),
+                   "Optimizer::step: the learning rate must be finite and >= 0, got ", lr);
         M out = module.map([&](const ParamId& id, auto t) {
             using T = decltype(t);
             if constexpr (detail::is_float_tensor_of_v<T, B>) {
@@ -127,8 +132,9 @@ public:
                 auto g = grads.template remove<D>(id);
                 if (!g || !t.is_require_grad()) return t;  // frozen parameters never move
                 auto param = t.inner();
-                BURN_CHECK(g->shape() == param.shape(), "Optimizer::step: the gradient of parameter ",
-                           id, " has shape ", g->shape(), ", the parameter ", param.shape());
+                BURN_CHECK(g->shape() == param.shape(),
+                           "Optimizer::step: the gradient of parameter ", id, " has shape ",
+                           g->shape(), ", the parameter ", param.shape());
                 auto grad = clipping_ ? clipping_->clip(std::move(*g)) : std::move(*g);
                 auto& state = states_[id];
                 return T::from_inner(optim_.step(lr, std::move(param), std::move(grad), state));
@@ -155,8 +161,8 @@ public:
                 const auto& item = named.second;
                 detail::with_rank(item.rank, [&](auto rank) {
                     constexpr std::size_t D = decltype(rank)::value;
-                    r.add(name, record::TensorItem{Tensor<InnerBackend, D>(item.primitive).to_data(),
-                                                   id});
+                    r.add(name, record::TensorItem{
+                                    Tensor<InnerBackend, D>(item.primitive).to_data(), id});
                 });
             }
             for (const auto& [name, v] : s->counters) r.add(name, record::Record(v));

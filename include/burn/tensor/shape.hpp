@@ -23,7 +23,9 @@ public:
     Shape() = default;
     Shape(std::initializer_list<std::size_t> dims) { assign(dims.begin(), dims.end()); }
     template <std::size_t N>
-    Shape(const std::array<std::size_t, N>& dims) { assign(dims.begin(), dims.end()); }  // NOLINT
+    Shape(const std::array<std::size_t, N>& dims) {  // NOLINT(google-explicit-constructor)
+        assign(dims.begin(), dims.end());
+    }
     explicit Shape(std::span<const std::size_t> dims) { assign(dims.begin(), dims.end()); }
     explicit Shape(const std::vector<std::size_t>& dims) { assign(dims.begin(), dims.end()); }
 
@@ -41,10 +43,23 @@ public:
     std::span<const std::size_t> dims() const { return {dims_.data(), rank_}; }
     std::vector<std::size_t> to_vector() const { return {begin(), end()}; }
 
-    /// Product of the dimensions (1 for rank 0).
+    /// The most elements a shape may describe (2^60): the byte count of any dtype and every
+    /// stride then fit in 64 bits.
+    static constexpr std::size_t max_elements = std::size_t(1) << 60;
+
+    /// Product of the dimensions (1 for rank 0). Throws burn::Error when the product of the
+    /// non-zero dimensions exceeds max_elements (it would wrap around in 64 bits).
     std::size_t num_elements() const {
-        std::size_t n = 1;
-        for (std::size_t i = 0; i < rank_; ++i) n *= dims_[i];
+        std::size_t n = 1, nonzero = 1;
+        for (std::size_t i = 0; i < rank_; ++i) {
+            if (dims_[i] == 0) {
+                n = 0;
+                continue;
+            }
+            if (__builtin_mul_overflow(nonzero, dims_[i], &nonzero) || nonzero > max_elements)
+                too_many_elements();
+            n *= dims_[i];
+        }
         return n;
     }
 
@@ -53,7 +68,8 @@ public:
         dims_[rank_++] = d;
     }
     void resize(std::size_t r, std::size_t fill = 1) {
-        BURN_CHECK(r <= max_rank, "Shape: at most ", max_rank, " dimensions are supported, got ", r);
+        BURN_CHECK(r <= max_rank, "Shape: at most ", max_rank, " dimensions are supported, got ",
+                   r);
         for (std::size_t i = rank_; i < r; ++i) dims_[i] = fill;
         rank_ = r;
     }
@@ -70,13 +86,22 @@ public:
         }
         return s + "]";
     }
-    friend std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << s.to_string(); }
+    friend std::ostream& operator<<(std::ostream& os, const Shape& s) {
+        return os << s.to_string();
+    }
 
 private:
+    [[noreturn, gnu::cold]] void too_many_elements() const {
+        ::burn::detail::fail("Shape ", to_string(),
+                             ": more than 2^60 elements (the largest tensor ",
+                             "burn-cpp can describe; the count would overflow)");
+    }
+
     template <class It>
     void assign(It first, It last) {
         const auto n = static_cast<std::size_t>(last - first);
-        BURN_CHECK(n <= max_rank, "Shape: at most ", max_rank, " dimensions are supported, got ", n);
+        BURN_CHECK(n <= max_rank, "Shape: at most ", max_rank, " dimensions are supported, got ",
+                   n);
         std::copy(first, last, dims_.begin());
         rank_ = n;
     }

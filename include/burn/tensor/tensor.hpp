@@ -400,7 +400,11 @@ public:
     template <std::size_t D2 = D + 1>
     Tensor<B, D2, K> unsqueeze_dim(std::int64_t dim) const {
         static_assert(D2 == D + 1, "unsqueeze_dim: the result rank is D + 1");
-        const std::size_t d = detail::norm_dim(dim, D + 1, "Tensor::unsqueeze_dim");
+        constexpr auto r = static_cast<std::int64_t>(D);
+        BURN_CHECK(dim >= -(r + 1) && dim <= r, "Tensor::unsqueeze_dim: dim ", dim,
+                   " is out of range for a tensor of rank ", D, " (a new dim goes at -", D + 1,
+                   "..", D, ")");
+        const std::size_t d = static_cast<std::size_t>(dim < 0 ? dim + r + 1 : dim);
         const Shape in = shape();
         Shape out;
         for (std::size_t i = 0; i < D; ++i) {
