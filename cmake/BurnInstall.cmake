@@ -28,7 +28,7 @@ set(BURN_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/burn" CACHE STRING
 mark_as_advanced(BURN_INSTALL_CMAKEDIR)
 
 # Every component the package knows about; those not built here are reported as not installed.
-set(BURN_KNOWN_COMPONENTS core cpu cuda vulkan)
+set(BURN_KNOWN_COMPONENTS core cpu cuda vulkan onnx)
 
 # Packages a consumer must find for each component, one `find_package` argument list per entry
 # (";"-separated entries, arguments separated by spaces). Only needed when the libraries are
@@ -39,6 +39,10 @@ set(BURN_KNOWN_COMPONENTS core cpu cuda vulkan)
 set(BURN_PACKAGE_DEPENDENCIES_core "ZLIB" "CURL")
 set(BURN_PACKAGE_DEPENDENCIES_cpu "TBB CONFIG" "OpenBLAS MODULE")
 set(BURN_PACKAGE_DEPENDENCIES_cuda "CUDAToolkit")
+# onnx: ONNX import (burn::onnx) and the generator program burn::onnx-cli (`burn-onnx`), with the
+# CMake function burn_onnx_generate() (cmake/BurnOnnxGenerate.cmake); libonnx and protobuf are
+# private dependencies of the static library.
+set(BURN_PACKAGE_DEPENDENCIES_onnx "Protobuf" "ONNX CONFIG")
 set(BURN_PACKAGE_DEPENDENCIES_vulkan "Vulkan 1.3 COMPONENTS shaderc_combined" "glslang CONFIG"
     "SPIRV-Tools-opt CONFIG")
 
@@ -49,7 +53,11 @@ foreach(_burn_comp IN LISTS BURN_KNOWN_COMPONENTS)
     continue()
   endif()
   list(APPEND BURN_INSTALLED_COMPONENTS ${_burn_comp})
-  install(TARGETS burn_${_burn_comp} EXPORT burn-${_burn_comp}-targets
+  set(_burn_targets burn_${_burn_comp})
+  if(_burn_comp STREQUAL "onnx" AND TARGET burn_onnx_cli)
+    list(APPEND _burn_targets burn_onnx_cli)  # burn-onnx, in bin/, as burn::onnx-cli
+  endif()
+  install(TARGETS ${_burn_targets} EXPORT burn-${_burn_comp}-targets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
@@ -102,6 +110,7 @@ install(FILES
   "${PROJECT_BINARY_DIR}/cmake/burnConfig.cmake"
   "${PROJECT_BINARY_DIR}/cmake/burnConfigVersion.cmake"
   "${PROJECT_SOURCE_DIR}/cmake/FindOpenBLAS.cmake"
+  "${PROJECT_SOURCE_DIR}/cmake/BurnOnnxGenerate.cmake"
   DESTINATION "${BURN_INSTALL_CMAKEDIR}")
 
 foreach(_burn_license LICENSE-MIT LICENSE-APACHE)
@@ -111,6 +120,7 @@ foreach(_burn_license LICENSE-MIT LICENSE-APACHE)
 endforeach()
 
 unset(_burn_comp)
+unset(_burn_targets)
 unset(_burn_deps)
 unset(_burn_type)
 unset(_burn_header_dirs)

@@ -19,6 +19,7 @@
 
 #include "burn/config/json.hpp"
 #include "burn/detail/json_limits.hpp"
+#include "burn/record/limits.hpp"
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <fcntl.h>
@@ -64,7 +65,8 @@ std::string dump_json(const Json& j, bool newline, std::string_view context) {
 
 /// Parses JSON; throws burn::Error "<context>: invalid JSON: ..." with the position.
 Json parse_json(std::string_view text, std::string_view context) {
-    burn::detail::check_json_text(text, context, max_depth);
+    burn::detail::check_json_text(text, context, max_depth,
+                                  burn::record::read_limits().max_string_bytes);
     try {
         // Comments (// and /* */) are allowed: config files are often edited by hand.
         return Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/true,

@@ -31,4 +31,9 @@ void fail_with(std::initializer_list<ErrorArg> pieces) {
     throw Error(message);
 }
 
+void fail_moved_from(const char* function_name) {
+    fail("use of a moved-from tensor in ", function_name,
+         " (a tensor passed with std::move is used up; copy it instead to keep using it)");
+}
+
 }  // namespace burn::detail

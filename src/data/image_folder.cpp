@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <system_error>
@@ -30,10 +31,22 @@
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 #pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
 #endif
+// stb_image (2.27 at least) converts out-of-range floats to integers when it removes the white
+// matte of a PSD with an alpha channel ((unsigned char)(pixel * ra + inv_a) with a negative
+// value: a colour darker than the matte allows), which UBSan reports as float-cast-overflow on
+// such files (found by tests/fuzz, target image_folder). It touches no memory out of bounds; the
+// check is turned off for stb's code only, so that a sanitized build can read such files.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((no_sanitize("float-cast-overflow"))), \
+                             apply_to = function)
+#endif
 #if __has_include(<stb/stb_image.h>)
 #include <stb/stb_image.h>  // Debian, Ubuntu, Fedora (libstb-dev, stb-devel)
 #else
 #include <stb_image.h>  // vcpkg, conan, Homebrew
+#endif
+#if defined(__clang__)
+#pragma clang attribute pop
 #endif
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
@@ -45,7 +58,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> SUPPORTED = {"bmp", "gif", "jpeg", "jpg", "pgm",
-                                            "png", "pnm", "ppm", "psd", "tga"};
+                                            "png", "pnm", "ppm",  "psd", "tga"};
 
 std::string lower(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -62,8 +75,9 @@ std::string joined(const std::vector<std::string>& names) {
 std::string normalize_extension(const std::string& ext, const char* op) {
     std::string e = lower(ext);
     if (!e.empty() && e.front() == '.') e.erase(0, 1);
-    BURN_CHECK(std::find(SUPPORTED.begin(), SUPPORTED.end(), e) != SUPPORTED.end(), "ImageFolderDataset::",
-               op, ": unsupported image extension '", ext, "', expected one of: ", joined(SUPPORTED));
+    BURN_CHECK(std::find(SUPPORTED.begin(), SUPPORTED.end(), e) != SUPPORTED.end(),
+               "ImageFolderDataset::", op, ": unsupported image extension '", ext,
+               "', expected one of: ", joined(SUPPORTED));
     return e;
 }
 
@@ -76,12 +90,15 @@ std::string extension_of(const fs::path& path) {
 
 void check_item_extension(const fs::path& path, const char* op) {
     const std::string e = extension_of(path);
-    BURN_CHECK(std::find(SUPPORTED.begin(), SUPPORTED.end(), e) != SUPPORTED.end(), "ImageFolderDataset::",
-               op, ": '", path.string(), "' does not have a supported image extension (",
-               e.empty() ? std::string("none") : "'" + e + "'", "), expected one of: ", joined(SUPPORTED));
+    BURN_CHECK(std::find(SUPPORTED.begin(), SUPPORTED.end(), e) != SUPPORTED.end(),
+               "ImageFolderDataset::", op, ": '", path.string(),
+               "' does not have a supported image extension (",
+               e.empty() ? std::string("none") : "'" + e + "'",
+               "), expected one of: ", joined(SUPPORTED));
 }
 
-std::map<std::string, std::size_t> class_index(const std::vector<std::string>& classes, const char* op) {
+std::map<std::string, std::size_t> class_index(const std::vector<std::string>& classes,
+                                               const char* op) {
     std::map<std::string, std::size_t> index;
     for (std::size_t i = 0; i < classes.size(); ++i) {
         const bool fresh = index.emplace(classes[i], i).second;
@@ -92,7 +109,8 @@ std::map<std::string, std::size_t> class_index(const std::vector<std::string>& c
 }
 
 std::size_t lookup_class(const std::map<std::string, std::size_t>& index, const std::string& name,
-                         const fs::path& path, const std::vector<std::string>& classes, const char* op) {
+                         const fs::path& path, const std::vector<std::string>& classes,
+                         const char* op) {
     const auto it = index.find(name);
     BURN_CHECK(it != index.end(), "ImageFolderDataset::", op, ": the class '", name, "' of '",
                path.string(), "' is not in the class list [", joined(classes), "]");
@@ -103,8 +121,8 @@ std::vector<std::uint8_t> read_bytes(const fs::path& path, std::size_t index) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         const int err = errno;
-        detail::fail("ImageFolderDataset::get: cannot open image '", path.string(), "' (item ", index,
-                     "): ", std::strerror(err));
+        detail::fail("ImageFolderDataset::get: cannot open image '", path.string(), "' (item ",
+                     index, "): ", std::strerror(err));
     }
     in.seekg(0, std::ios::end);
     const std::streamoff size = in.tellg();
@@ -113,8 +131,8 @@ std::vector<std::uint8_t> read_bytes(const fs::path& path, std::size_t index) {
     in.seekg(0, std::ios::beg);
     std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
     if (size > 0) in.read(reinterpret_cast<char*>(bytes.data()), size);
-    BURN_CHECK(in.good() || size == 0, "ImageFolderDataset::get: cannot read image '", path.string(),
-               "' (item ", index, ")");
+    BURN_CHECK(in.good() || size == 0, "ImageFolderDataset::get: cannot read image '",
+               path.string(), "' (item ", index, ")");
     return bytes;
 }
 
@@ -122,7 +140,8 @@ std::vector<std::uint8_t> read_bytes(const fs::path& path, std::size_t index) {
 // instead of the host's (fixed in 2.28): whether this copy does, told by decoding a 1x1 image.
 bool pnm16_needs_swap() {
     static const bool swap = [] {
-        const stbi_uc pgm[] = {'P', '5', '\n', '1', ' ', '1', '\n', '6', '5', '5', '3', '5', '\n', 0x01, 0x02};
+        const stbi_uc pgm[] = {'P', '5', '\n', '1', ' ',  '1',  '\n', '6',
+                               '5', '5', '3',  '5', '\n', 0x01, 0x02};
         int w = 0, h = 0, c = 0;
         stbi_us* px = stbi_load_16_from_memory(pgm, int(sizeof pgm), &w, &h, &c, 0);
         const bool wrong = px != nullptr && px[0] != 0x0102;
@@ -130,6 +149,44 @@ bool pnm16_needs_swap() {
         return wrong;
     }();
     return swap;
+}
+
+// stb_image 2.27 (Debian bookworm's) trusts the code counts of a JPEG Huffman table (DHT): a
+// table of more than 256 codes writes past the decoder's fixed arrays (found by tests/fuzz,
+// target image_folder; newer stb versions check it). Every DHT segment is checked here first,
+// walking the marker segments and the entropy-coded data between them as a decoder does.
+// Returns the offset of the first table with more than 256 codes, or nullopt.
+std::optional<std::size_t> oversized_jpeg_huffman_table(const std::vector<std::uint8_t>& b) {
+    if (b.size() < 4 || b[0] != 0xFF || b[1] != 0xD8) return std::nullopt;  // not a JPEG
+    const auto at = [&](std::size_t i) -> unsigned { return i < b.size() ? b[i] : 0u; };
+    std::size_t i = 2;
+    while (i + 1 < b.size()) {
+        const unsigned m = b[i + 1];
+        if (b[i] != 0xFF || m == 0xFF) {  // entropy-coded data, or a fill byte
+            ++i;
+            continue;
+        }
+        // A stuffed zero, restart markers, TEM and SOI have no length.
+        if (m == 0x00 || m == 0x01 || m == 0xD8 || (m >= 0xD0 && m <= 0xD7)) {
+            i += 2;
+            continue;
+        }
+        if (m == 0xD9) break;  // EOI
+        const std::size_t len = (at(i + 2) << 8) | at(i + 3);
+        const std::size_t end = i + 2 + len;
+        if (m == 0xC4) {
+            // Tables follow one another until the segment's end (the decoder reads past a
+            // short segment, so counts are taken from the bytes that follow it too).
+            for (std::size_t t = i + 4; t < end;) {
+                std::size_t codes = 0;
+                for (std::size_t k = 1; k <= 16; ++k) codes += at(t + k);
+                if (codes > 256) return t;
+                t += 17 + codes;
+            }
+        }
+        i = std::max(end, i + 2);
+    }
+    return std::nullopt;
 }
 
 bool is_pnm(const std::vector<std::uint8_t>& bytes) {
@@ -151,13 +208,16 @@ ImageFolderDataset ImageFolderDataset::new_classification(const std::filesystem:
     return new_classification_with(root, SUPPORTED);
 }
 
-ImageFolderDataset ImageFolderDataset::new_classification_with(const std::filesystem::path& root,
-                                                               const std::vector<std::string>& extensions) {
-    BURN_CHECK(!extensions.empty(), "ImageFolderDataset::new_classification_with: no extensions given");
+ImageFolderDataset ImageFolderDataset::new_classification_with(
+    const std::filesystem::path& root, const std::vector<std::string>& extensions) {
+    BURN_CHECK(!extensions.empty(),
+               "ImageFolderDataset::new_classification_with: no extensions given");
     std::set<std::string> wanted;
-    for (const auto& e : extensions) wanted.insert(normalize_extension(e, "new_classification_with"));
+    for (const auto& e : extensions)
+        wanted.insert(normalize_extension(e, "new_classification_with"));
     std::vector<std::string> wanted_list(wanted.begin(), wanted.end());
-    const std::string where = "'" + root.string() + "' (extensions searched: " + joined(wanted_list) + ")";
+    const std::string where =
+        "'" + root.string() + "' (extensions searched: " + joined(wanted_list) + ")";
 
     std::error_code ec;
     BURN_CHECK(fs::is_directory(root, ec), "ImageFolderDataset::new_classification: ",
@@ -166,13 +226,16 @@ ImageFolderDataset ImageFolderDataset::new_classification_with(const std::filesy
     // Class directories, sorted by name.
     std::vector<std::pair<std::string, fs::path>> class_dirs;
     fs::directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
-    BURN_CHECK(!ec, "ImageFolderDataset::new_classification: cannot list ", where, ": ", ec.message());
+    BURN_CHECK(!ec, "ImageFolderDataset::new_classification: cannot list ", where, ": ",
+               ec.message());
     for (; it != fs::directory_iterator(); it.increment(ec)) {
         if (ec) break;
         std::error_code ec2;
-        if (it->is_directory(ec2)) class_dirs.emplace_back(it->path().filename().string(), it->path());
+        if (it->is_directory(ec2))
+            class_dirs.emplace_back(it->path().filename().string(), it->path());
     }
-    BURN_CHECK(!ec, "ImageFolderDataset::new_classification: cannot list ", where, ": ", ec.message());
+    BURN_CHECK(!ec, "ImageFolderDataset::new_classification: cannot list ", where, ": ",
+               ec.message());
     std::sort(class_dirs.begin(), class_dirs.end());
 
     auto state = std::make_shared<State>();
@@ -181,8 +244,8 @@ ImageFolderDataset ImageFolderDataset::new_classification_with(const std::filesy
         const auto options = fs::directory_options::follow_directory_symlink |
                              fs::directory_options::skip_permission_denied;
         fs::recursive_directory_iterator walk(dir, options, ec);
-        BURN_CHECK(!ec, "ImageFolderDataset::new_classification: cannot list '", dir.string(), "': ",
-                   ec.message());
+        BURN_CHECK(!ec, "ImageFolderDataset::new_classification: cannot list '", dir.string(),
+                   "': ", ec.message());
         for (; walk != fs::recursive_directory_iterator(); walk.increment(ec)) {
             if (ec) break;
             std::error_code ec2;
@@ -190,8 +253,8 @@ ImageFolderDataset ImageFolderDataset::new_classification_with(const std::filesy
             if (!wanted.count(extension_of(walk->path()))) continue;
             files.emplace_back(walk->path().lexically_relative(dir).generic_string(), walk->path());
         }
-        BURN_CHECK(!ec, "ImageFolderDataset::new_classification: cannot list '", dir.string(), "': ",
-                   ec.message());
+        BURN_CHECK(!ec, "ImageFolderDataset::new_classification: cannot list '", dir.string(),
+                   "': ", ec.message());
         if (files.empty()) continue;
         std::sort(files.begin(), files.end());
         const std::size_t label = state->classes.size();
@@ -230,7 +293,8 @@ ImageFolderDataset ImageFolderDataset::new_multilabel_classification_with_items(
     for (const auto& [path, names] : items) {
         check_item_extension(path, op);
         MultiLabel labels;
-        for (const auto& name : names) labels.indices.push_back(lookup_class(index, name, path, classes, op));
+        for (const auto& name : names)
+            labels.indices.push_back(lookup_class(index, name, path, classes, op));
         state->items.push_back({path, std::move(labels)});
     }
     return ImageFolderDataset(std::move(state));
@@ -256,8 +320,14 @@ std::optional<ImageDatasetItem> ImageFolderDataset::get(std::size_t index) const
     if (index >= len()) return std::nullopt;
     const Entry& entry = state_->items[index];
     const std::vector<std::uint8_t> bytes = read_bytes(entry.path, index);
-    BURN_CHECK(bytes.size() <= static_cast<std::size_t>(INT32_MAX), "ImageFolderDataset::get: image '",
-               entry.path.string(), "' (item ", index, ") is too large (", bytes.size(), " bytes)");
+    BURN_CHECK(bytes.size() <= static_cast<std::size_t>(INT32_MAX),
+               "ImageFolderDataset::get: image '", entry.path.string(), "' (item ", index,
+               ") is too large (", bytes.size(), " bytes)");
+    if (const auto bad = oversized_jpeg_huffman_table(bytes))
+        detail::fail("ImageFolderDataset::get: cannot decode image '", entry.path.string(),
+                     "' (item ", index, ", ", bytes.size(),
+                     " bytes): corrupt JPEG: a Huffman table at offset ", *bad,
+                     " declares more than 256 codes");
     const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
     const int size = static_cast<int>(bytes.size());
 
@@ -272,7 +342,8 @@ std::optional<ImageDatasetItem> ImageFolderDataset::get(std::size_t index) const
             item.depth = PixelDepth::U16;
             stbi_image_free(px);
             if (is_pnm(bytes) && pnm16_needs_swap())
-                for (std::uint16_t& v : item.image_u16) v = static_cast<std::uint16_t>((v >> 8) | (v << 8));
+                for (std::uint16_t& v : item.image_u16)
+                    v = static_cast<std::uint16_t>((v >> 8) | (v << 8));
         }
     } else {
         stbi_uc* px = stbi_load_from_memory(data, size, &w, &h, &c, 0);
@@ -283,8 +354,9 @@ std::optional<ImageDatasetItem> ImageFolderDataset::get(std::size_t index) const
     }
     if (item.image.empty() && item.image_u16.empty()) {
         const char* why = stbi_failure_reason();  // thread-local in stb_image >= 2.26
-        detail::fail("ImageFolderDataset::get: cannot decode image '", entry.path.string(), "' (item ",
-                     index, ", ", bytes.size(), " bytes): ", why != nullptr ? why : "unknown error");
+        detail::fail("ImageFolderDataset::get: cannot decode image '", entry.path.string(),
+                     "' (item ", index, ", ", bytes.size(),
+                     " bytes): ", why != nullptr ? why : "unknown error");
     }
     item.width = static_cast<std::size_t>(w);
     item.height = static_cast<std::size_t>(h);

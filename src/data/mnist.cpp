@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
@@ -44,7 +45,8 @@ std::vector<std::uint8_t> read_plain(const fs::path& path) {
     const auto size = static_cast<std::size_t>(in.tellg());
     in.seekg(0, std::ios::beg);
     std::vector<std::uint8_t> bytes(size);
-    if (size > 0) in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
+    if (size > 0)
+        in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
     BURN_CHECK(in, "MnistDataset: cannot read '", path.string(), "'");
     return bytes;
 }
@@ -57,25 +59,58 @@ std::string gz_message(gzFile f, const fs::path& path, int& code) {
     return why;
 }
 
-// The decompressed content of a gzip file (`compressed`: its bytes, to size the output).
-std::vector<std::uint8_t> read_gzip(const fs::path& path, const std::vector<std::uint8_t>& compressed) {
+// The size an IDX file declares in its header (`b`: its first `used` bytes), or nullopt while
+// the header is incomplete. An unknown magic number or image size declares the header alone:
+// the checks below then report it.
+std::optional<std::size_t> declared_idx_size(const std::vector<std::uint8_t>& b, std::size_t used) {
+    if (used < 8) return std::nullopt;
+    const std::uint32_t magic = be32(b, 0);
+    if (magic == IDX1_MAGIC) return LABELS_HEADER + std::size_t(be32(b, 4));
+    if (magic != IDX3_MAGIC) return used;
+    if (used < IMAGES_HEADER) return std::nullopt;
+    if (be32(b, 8) != MNIST_HEIGHT || be32(b, 12) != MNIST_WIDTH) return used;  // refused below
+    return IMAGES_HEADER + std::size_t(be32(b, 4)) * IMAGE_SIZE;
+}
+
+struct IdxBytes {
+    std::vector<std::uint8_t> bytes;  // the content, decompressed
+    bool gzip = false;
+    bool cut = false;  // reading stopped one byte past the declared size: more data follows
+};
+
+// The decompressed content of a gzip IDX file. Inflates no further than one byte past the size
+// its header declares, so a small file that inflates to gigabytes of trailing data costs no
+// more memory or time than the content it declares (`compressed`: the file's bytes).
+IdxBytes read_gzip(const fs::path& path, const std::vector<std::uint8_t>& compressed) {
     std::size_t hint = 0;
     if (compressed.size() >= 18) {  // ISIZE trailer: uncompressed size mod 2^32 of the last member
         const std::size_t n = compressed.size();
         hint = std::size_t(compressed[n - 4]) | (std::size_t(compressed[n - 3]) << 8) |
                (std::size_t(compressed[n - 2]) << 16) | (std::size_t(compressed[n - 1]) << 24);
         // Deflate compresses at most 1032:1; a trailer of a damaged file may say anything.
-        hint = std::min<std::size_t>({hint, n * 1032, std::size_t(1) << 28});
+        hint = std::min<std::size_t>({hint, n * 1032, std::size_t(1) << 26});
     }
     gzFile f = gzopen(path.string().c_str(), "rb");
     BURN_CHECK(f != nullptr, "MnistDataset: cannot open '", path.string(), "'");
     gzbuffer(f, 1u << 17);
-    std::vector<std::uint8_t> out;
-    out.resize(std::max<std::size_t>(hint, 1u << 16));
+    IdxBytes result;
+    result.gzip = true;
+    std::vector<std::uint8_t>& out = result.bytes;
+    out.resize(std::max<std::size_t>(hint, IMAGES_HEADER));
     std::size_t used = 0;
+    std::optional<std::size_t> limit;  // declared size + 1, once the header is read
     for (;;) {
-        if (used == out.size()) out.resize(out.size() * 2);
-        const std::size_t want = std::min<std::size_t>(out.size() - used, std::size_t(1) << 24);
+        if (!limit)
+            if (auto declared = declared_idx_size(out, used)) limit = *declared + 1;
+        if (limit && used >= *limit) {
+            result.cut = true;
+            used = *limit;
+            break;
+        }
+        if (used == out.size())
+            out.resize(limit ? std::min(out.size() * 2, *limit) : out.size() * 2);
+        std::size_t want = std::min<std::size_t>(out.size() - used, std::size_t(1) << 24);
+        if (!limit) want = std::min(want, IMAGES_HEADER - used);  // the header first
         const int got = gzread(f, out.data() + used, static_cast<unsigned>(want));
         if (got < 0) {
             int code = 0;
@@ -92,35 +127,31 @@ std::vector<std::uint8_t> read_gzip(const fs::path& path, const std::vector<std:
     int code = Z_OK;
     const std::string why = gz_message(f, path, code);
     gzclose(f);
-    BURN_CHECK(code == Z_OK, "MnistDataset: '", path.string(), "': corrupt or truncated gzip data (",
-               why, ")");
+    BURN_CHECK(result.cut || code == Z_OK, "MnistDataset: '", path.string(),
+               "': corrupt or truncated gzip data (", why, ")");
     out.resize(used);
-    return out;
+    return result;
 }
-
-struct IdxBytes {
-    std::vector<std::uint8_t> bytes;  // the whole content, decompressed
-    bool gzip = false;
-};
 
 // The whole content of an IDX file, plain or gzip (told by its first two bytes, not its name).
 IdxBytes read_idx(const fs::path& path) {
     std::vector<std::uint8_t> bytes = read_plain(path);
-    if (bytes.size() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b)
-        return {read_gzip(path, bytes), true};
-    return {std::move(bytes), false};
+    if (bytes.size() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b) return read_gzip(path, bytes);
+    return {std::move(bytes), false, false};
 }
 
 std::string describe_size(const IdxBytes& f) {
-    return std::to_string(f.bytes.size()) + (f.gzip ? " bytes once decompressed" : " bytes");
+    return (f.cut ? "more than " + std::to_string(f.bytes.size() - 1)
+                  : std::to_string(f.bytes.size())) +
+           (f.gzip ? " bytes once decompressed" : " bytes");
 }
 
 // Checks an IDX3 image file; returns its item count.
 std::size_t check_images(const fs::path& path, const IdxBytes& f) {
     const auto& b = f.bytes;
     const std::string name = "MnistDataset: '" + path.string() + "': ";
-    BURN_CHECK(b.size() >= 4, name, "too short for an IDX3 image file (",
-               describe_size(f), ", expected a 16-byte header)");
+    BURN_CHECK(b.size() >= 4, name, "too short for an IDX3 image file (", describe_size(f),
+               ", expected a 16-byte header)");
     const std::uint32_t magic = be32(b, 0);
     BURN_CHECK(magic == IDX3_MAGIC, name, "not an IDX3 image file: magic number ", magic,
                ", expected ", IDX3_MAGIC,
@@ -133,8 +164,7 @@ std::size_t check_images(const fs::path& path, const IdxBytes& f) {
                ", expected ", MNIST_HEIGHT, "x", MNIST_WIDTH);
     const std::size_t expected = IMAGES_HEADER + count * IMAGE_SIZE;
     BURN_CHECK(b.size() == expected, name, b.size() < expected ? "truncated" : "trailing data",
-               ": ", describe_size(f), ", expected ", expected, " for ",
-               count, " images of 28x28");
+               ": ", describe_size(f), ", expected ", expected, " for ", count, " images of 28x28");
     return count;
 }
 
@@ -142,8 +172,8 @@ std::size_t check_images(const fs::path& path, const IdxBytes& f) {
 std::size_t check_labels(const fs::path& path, const IdxBytes& f) {
     const auto& b = f.bytes;
     const std::string name = "MnistDataset: '" + path.string() + "': ";
-    BURN_CHECK(b.size() >= 4, name, "too short for an IDX1 label file (",
-               describe_size(f), ", expected an 8-byte header)");
+    BURN_CHECK(b.size() >= 4, name, "too short for an IDX1 label file (", describe_size(f),
+               ", expected an 8-byte header)");
     const std::uint32_t magic = be32(b, 0);
     BURN_CHECK(magic == IDX1_MAGIC, name, "not an IDX1 label file: magic number ", magic,
                ", expected ", IDX1_MAGIC,
@@ -153,12 +183,11 @@ std::size_t check_labels(const fs::path& path, const IdxBytes& f) {
     const std::size_t count = be32(b, 4);
     const std::size_t expected = LABELS_HEADER + count;
     BURN_CHECK(b.size() == expected, name, b.size() < expected ? "truncated" : "trailing data",
-               ": ", describe_size(f), ", expected ", expected, " for ",
-               count, " labels");
+               ": ", describe_size(f), ", expected ", expected, " for ", count, " labels");
     for (std::size_t i = 0; i < count; ++i) {
         const unsigned v = b[LABELS_HEADER + i];
-        BURN_CHECK(v < MNIST_CLASSES, name, "label ", v, " of item ", i, " is out of range, expected 0..",
-                   MNIST_CLASSES - 1);
+        BURN_CHECK(v < MNIST_CLASSES, name, "label ", v, " of item ", i,
+                   " is out of range, expected 0..", MNIST_CLASSES - 1);
     }
     return count;
 }
@@ -175,9 +204,7 @@ const char* kind_title(MnistKind kind) {
     return kind == MnistKind::Fashion ? "Fashion-MNIST" : "MNIST";
 }
 
-const char* split_title(MnistSplit split) {
-    return split == MnistSplit::Train ? "train" : "test";
-}
+const char* split_title(MnistSplit split) { return split == MnistSplit::Train ? "train" : "test"; }
 
 const char* env_or_null(const char* name) {
     const char* v = std::getenv(name);
@@ -205,7 +232,8 @@ std::string not_found_message(MnistKind kind, MnistSplit split, const std::strin
     os << "MnistDataset: " << kind_title(kind) << " " << split_title(split) << " split not found"
        << reason << ". Searched:";
     if (env_or_null("BURN_DATASET_DIR") == nullptr)
-        os << "\n  ($BURN_DATASET_DIR/" << MnistDataset::dir_name(kind) << ": BURN_DATASET_DIR is not set)";
+        os << "\n  ($BURN_DATASET_DIR/" << MnistDataset::dir_name(kind)
+           << ": BURN_DATASET_DIR is not set)";
     if (env_or_null("HOME") == nullptr)
         os << "\n  (~/.cache/burn-dataset/" << MnistDataset::dir_name(kind) << ": HOME is not set)";
     for (const fs::path& dir : MnistDataset::search_dirs(kind)) os << "\n  " << dir.string();
@@ -214,7 +242,8 @@ std::string not_found_message(MnistKind kind, MnistSplit split, const std::strin
     const std::string url = MnistDataset::download_url(kind);
     os << "; download them from " << url << names[0] << ".gz and " << url << names[1] << ".gz";
     if (after_download)
-        os << ", or set $" << (kind == MnistKind::Fashion ? "BURN_FASHION_MNIST_URL" : "BURN_MNIST_URL")
+        os << ", or set $"
+           << (kind == MnistKind::Fashion ? "BURN_FASHION_MNIST_URL" : "BURN_MNIST_URL")
            << " to a mirror holding them";
     if (kind == MnistKind::Fashion)
         os << " (on Debian/Ubuntu: apt install fashion-mnist, which installs them in "
@@ -264,8 +293,8 @@ int burn_mnist_progress(void* user, curl_off_t total, curl_off_t now, curl_off_t
         const int percent = static_cast<int>(now * 100 / total);
         if (percent == t->last_percent) return 0;
         t->last_percent = percent;
-        std::fprintf(stderr, "\r  %s: %3d%% (%s / %s)", t->name.c_str(), percent, human_size(now).c_str(),
-                     human_size(total).c_str());
+        std::fprintf(stderr, "\r  %s: %3d%% (%s / %s)", t->name.c_str(), percent,
+                     human_size(now).c_str(), human_size(total).c_str());
     } else {
         if (now == 0 || now - t->last_bytes < 65536) return 0;
         t->last_bytes = now;
@@ -288,8 +317,8 @@ void download_file(const std::string& url, const fs::path& dest, bool tty) {
     t.out = std::fopen(part.string().c_str(), "wb");
     if (t.out == nullptr) {
         const int err = errno;
-        detail::fail("cannot download ", url, ": cannot create '", part.string(), "': ",
-                     std::strerror(err));
+        detail::fail("cannot download ", url, ": cannot create '", part.string(),
+                     "': ", std::strerror(err));
     }
     curl_init_once();
     CURL* curl = curl_easy_init();
@@ -328,8 +357,8 @@ void download_file(const std::string& url, const fs::path& dest, bool tty) {
     if (ec) {
         std::error_code ec2;
         fs::remove(part, ec2);
-        detail::fail("cannot download ", url, ": cannot rename '", part.string(),
-                     "' to '", dest.string(), "': ", ec.message());
+        detail::fail("cannot download ", url, ": cannot rename '", part.string(), "' to '",
+                     dest.string(), "': ", ec.message());
     }
 }
 
@@ -384,7 +413,8 @@ MnistDataset MnistDataset::load(const std::filesystem::path& dir, MnistSplit spl
 }
 
 std::string MnistDataset::download_url(MnistKind kind) {
-    const char* env = env_or_null(kind == MnistKind::Fashion ? "BURN_FASHION_MNIST_URL" : "BURN_MNIST_URL");
+    const char* env =
+        env_or_null(kind == MnistKind::Fashion ? "BURN_FASHION_MNIST_URL" : "BURN_MNIST_URL");
     std::string url = env != nullptr ? env : (kind == MnistKind::Fashion ? FASHION_URL : MNIST_URL);
     if (url.back() != '/') url += '/';
     return url;
@@ -407,7 +437,8 @@ namespace {
 
 // Downloads the files of `kind` missing from `dir`, those of `first` first; appends the paths
 // written to `written`.
-void download_missing(MnistKind kind, const fs::path& dir, MnistSplit first, std::vector<fs::path>& written) {
+void download_missing(MnistKind kind, const fs::path& dir, MnistSplit first,
+                      std::vector<fs::path>& written) {
     const MnistSplit second = first == MnistSplit::Train ? MnistSplit::Test : MnistSplit::Train;
     std::vector<std::string> missing;
     for (MnistSplit split : {first, second})
@@ -419,8 +450,9 @@ void download_missing(MnistKind kind, const fs::path& dir, MnistSplit first, std
     BURN_CHECK(!ec, "cannot create '", dir.string(), "': ", ec.message());
     const std::string base = MnistDataset::download_url(kind);
     const bool tty = ::isatty(STDERR_FILENO) != 0;
-    std::fprintf(stderr, "Downloading %s (%zu file%s) from %s into %s\n", kind_title(kind), missing.size(),
-                 missing.size() == 1 ? "" : "s", base.c_str(), dir.string().c_str());
+    std::fprintf(stderr, "Downloading %s (%zu file%s) from %s into %s\n", kind_title(kind),
+                 missing.size(), missing.size() == 1 ? "" : "s", base.c_str(),
+                 dir.string().c_str());
     for (const std::string& name : missing) {
         download_file(base + name, dir / name, tty);
         written.push_back(dir / name);
@@ -447,10 +479,12 @@ MnistDataset MnistDataset::load(MnistKind kind, MnistSplit split) {
         if (images && labels) return from_files(*images, *labels);
     }
     if (!download_enabled())
-        throw Error(not_found_message(kind, split, " (downloading is off: BURN_DATASET_OFFLINE is set)", false));
+        throw Error(not_found_message(kind, split,
+                                      " (downloading is off: BURN_DATASET_OFFLINE is set)", false));
     if (env_or_null("BURN_DATASET_DIR") == nullptr && env_or_null("HOME") == nullptr)
         throw Error(not_found_message(
-            kind, split, " (nowhere to download it: neither BURN_DATASET_DIR nor HOME is set)", false));
+            kind, split, " (nowhere to download it: neither BURN_DATASET_DIR nor HOME is set)",
+            false));
     const fs::path dir = download_dir(kind);
     std::vector<fs::path> written;
     try {
@@ -458,8 +492,8 @@ MnistDataset MnistDataset::load(MnistKind kind, MnistSplit split) {
     } catch (const Error& e) {
         // The files of the other split are fetched last: their failure does not stop this one.
         if (!(find_file(dir, names[0]) && find_file(dir, names[1])))
-            throw Error(not_found_message(kind, split, std::string(", and downloading it failed: ") + e.what(),
-                                          true));
+            throw Error(not_found_message(
+                kind, split, std::string(", and downloading it failed: ") + e.what(), true));
         std::fprintf(stderr, "MnistDataset: warning: %s\n", e.what());
     }
     try {
@@ -478,8 +512,12 @@ MnistDataset MnistDataset::train() { return load(MnistKind::Mnist, MnistSplit::T
 MnistDataset MnistDataset::test() { return load(MnistKind::Mnist, MnistSplit::Test); }
 MnistDataset MnistDataset::fashion_train() { return load(MnistKind::Fashion, MnistSplit::Train); }
 MnistDataset MnistDataset::fashion_test() { return load(MnistKind::Fashion, MnistSplit::Test); }
-MnistDataset MnistDataset::train(const std::filesystem::path& dir) { return load(dir, MnistSplit::Train); }
-MnistDataset MnistDataset::test(const std::filesystem::path& dir) { return load(dir, MnistSplit::Test); }
+MnistDataset MnistDataset::train(const std::filesystem::path& dir) {
+    return load(dir, MnistSplit::Train);
+}
+MnistDataset MnistDataset::test(const std::filesystem::path& dir) {
+    return load(dir, MnistSplit::Test);
+}
 
 std::uint8_t MnistDataset::label(std::size_t index) const {
     BURN_CHECK(index < count_, "MnistDataset::label: index ", index, " out of range for ", count_,

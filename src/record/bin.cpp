@@ -27,8 +27,8 @@ enum Tag : std::uint8_t {
 };
 
 /// The on-disk dtype codes (stable; independent of the DType enum's values).
-constexpr DType dtype_codes[] = {DType::F64, DType::F32, DType::F16,  DType::BF16,
-                                 DType::I64, DType::I32, DType::I16,  DType::I8,
+constexpr DType dtype_codes[] = {DType::F64, DType::F32,  DType::F16,  DType::BF16,
+                                 DType::I64, DType::I32,  DType::I16,  DType::I8,
                                  DType::U8,  DType::Bool, DType::QInt8};
 
 std::uint8_t dtype_code(DType d) {
@@ -73,7 +73,8 @@ public:
                            } else if constexpr (std::is_same_v<V, Record::List>) {
                                std::uint64_t n = 8;
                                for (std::size_t i = 0; i < v.size(); ++i)
-                                   n += size(v[i], Record::join(path, std::to_string(i)), depth + 1);
+                                   n +=
+                                       size(v[i], Record::join(path, std::to_string(i)), depth + 1);
                                return n;
                            } else if constexpr (std::is_same_v<V, Record::Map>) {
                                std::uint64_t n = 8;
@@ -162,7 +163,8 @@ private:
 // ---------------------------------------------------------------------------- reading
 class Reader {
 public:
-    explicit Reader(Source& in) : in_(in), ctx_(in.context()) {}
+    explicit Reader(Source& in)
+        : in_(in), ctx_(in.context()), max_string_(read_limits().max_string_bytes) {}
 
     std::uint8_t u8() {
         std::uint8_t v;
@@ -195,7 +197,12 @@ public:
         return n;
     }
     std::string str(std::string_view path) {
-        std::string s(length(path, "a string length"), '\0');
+        const std::uint64_t n = length(path, "a string length");
+        if (n > max_string_)
+            ctx_.fail(path.empty() ? "record" : path, ": a string of ", n, " bytes at offset ",
+                      in_.position() - 8, " exceeds the limit of ", max_string_,
+                      " bytes; burn::record::set_read_limits raises max_string_bytes");
+        std::string s(n, '\0');
         in_.read(s.data(), s.size());
         return s;
     }
@@ -216,7 +223,8 @@ public:
             case TagInt: return Record(static_cast<std::int64_t>(u64()));
             case TagBool: {
                 const std::uint8_t b = u8();
-                if (b > 1) ctx_.fail(path, ": corrupt data: bool byte ", int(b), " at offset ", at + 1);
+                if (b > 1)
+                    ctx_.fail(path, ": corrupt data: bool byte ", int(b), " at offset ", at + 1);
                 return Record(b == 1);
             }
             case TagString: return Record(str(path));
@@ -286,7 +294,9 @@ private:
         std::vector<std::uint8_t> bytes(static_cast<std::size_t>(nbytes));
         in_.read(bytes.data(), bytes.size());
         try {
-            if (qinfo) return Record(TensorItem{TensorData(std::move(bytes), shape, std::move(*qinfo)), id});
+            if (qinfo)
+                return Record(
+                    TensorItem{TensorData(std::move(bytes), shape, std::move(*qinfo)), id});
             if (dtype == DType::Bool)
                 for (auto& b : bytes) b = b != 0;
             return Record(TensorItem{TensorData(std::move(bytes), shape, dtype), id});
@@ -297,6 +307,7 @@ private:
 
     Source& in_;
     const Context& ctx_;
+    std::uint64_t max_string_;
 };
 
 }  // namespace

@@ -13,8 +13,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <new>
 #include <sstream>
+#include <utility>
 
 #include "record_io.hpp"
 
@@ -438,7 +440,11 @@ struct GzSource::State {
 };
 
 GzSource::GzSource(Source& in)
-    : Source(in.context()), in_(in), z_(std::make_unique<State>()), ibuf_(std::size_t(1) << 18) {
+    : Source(in.context()),
+      in_(in),
+      z_(std::make_unique<State>()),
+      ibuf_(std::size_t(1) << 18),
+      max_produced_(read_limits().max_decompressed_bytes) {
     // windowBits 15 + 16: gzip only (a zlib or raw deflate stream is an error).
     if (inflateInit2(&z_->z, 15 + 16) != Z_OK) context().fail("zlib: inflateInit2 failed");
 }
@@ -494,6 +500,11 @@ std::size_t GzSource::produce(void* dst, std::size_t n) {
         if (rc != Z_OK && rc != Z_BUF_ERROR) context().fail("zlib: inflate failed (", rc, ")");
         if (z.avail_out == 0) break;
     }
+    produced_ += n - z.avail_out;
+    if (produced_ > max_produced_)
+        context().fail("the gzip stream inflates to more than the limit of ", max_produced_,
+                       " bytes (at compressed offset ", in_.position() - z.avail_in,
+                       "); burn::record::set_read_limits raises max_decompressed_bytes");
     return n - z.avail_out;
 }
 
@@ -536,6 +547,198 @@ ByteBuffer read_all(Source& src, std::uint64_t reserve_hint) {
         out.resize(old + k);
         if (k < chunk) break;
     }
+    return out;
+}
+
+namespace {
+
+std::mutex limits_mutex;
+ReadLimits limits_in_force;
+
+/// Finds where the one MessagePack value at the start of a growing buffer ends, without
+/// decoding it: headers give every length and count.
+class MpkEnd {
+public:
+    explicit MpkEnd(const Context& ctx) : ctx_(ctx) {}
+    /// The value's end offset once every header is seen (payloads may still be missing).
+    std::optional<std::uint64_t> scan(std::span<const std::uint8_t> b) {
+        while (!left_.empty()) {
+            if (pos_ >= b.size()) return std::nullopt;
+            const std::uint8_t t = b[pos_];
+            std::uint64_t head = 1, payload = 0, children = 0;
+            unsigned len_bytes = 0;  // a big-endian length after the type byte
+            bool counts_pairs = false, has_type = false, is_container = false;
+            if (t <= 0x7f || t >= 0xe0 || t == 0xc0 || t == 0xc2 || t == 0xc3) {
+            } else if (t <= 0x8f) {
+                children = 2 * (t & 0x0f), is_container = true;
+            } else if (t <= 0x9f) {
+                children = t & 0x0f, is_container = true;
+            } else if (t <= 0xbf) {
+                payload = t & 0x1f;
+            } else {
+                switch (t) {
+                    case 0xc4:
+                    case 0xd9: len_bytes = 1; break;
+                    case 0xc5:
+                    case 0xda: len_bytes = 2; break;
+                    case 0xc6:
+                    case 0xdb: len_bytes = 4; break;
+                    case 0xc7: len_bytes = 1, has_type = true; break;
+                    case 0xc8: len_bytes = 2, has_type = true; break;
+                    case 0xc9: len_bytes = 4, has_type = true; break;
+                    case 0xca:
+                    case 0xce:
+                    case 0xd2: head = 5; break;
+                    case 0xcb:
+                    case 0xcf:
+                    case 0xd3: head = 9; break;
+                    case 0xcc:
+                    case 0xd0: head = 2; break;
+                    case 0xcd:
+                    case 0xd1: head = 3; break;
+                    case 0xd4: head = 3; break;
+                    case 0xd5: head = 4; break;
+                    case 0xd6: head = 6; break;
+                    case 0xd7: head = 10; break;
+                    case 0xd8: head = 18; break;
+                    case 0xdc: len_bytes = 2, is_container = true; break;
+                    case 0xdd: len_bytes = 4, is_container = true; break;
+                    case 0xde: len_bytes = 2, is_container = counts_pairs = true; break;
+                    case 0xdf: len_bytes = 4, is_container = counts_pairs = true; break;
+                    default:
+                        ctx_.fail("corrupt MessagePack data: byte ", unsigned(t), " at offset ",
+                                  pos_, " starts no value");
+                }
+            }
+            if (len_bytes) {
+                head = 1 + len_bytes + (has_type ? 1 : 0);
+                if (pos_ + head > b.size()) return std::nullopt;
+                std::uint64_t n = 0;
+                for (unsigned i = 0; i < len_bytes; ++i) n = n << 8 | b[pos_ + 1 + i];
+                if (is_container) children = counts_pairs ? 2 * n : n;
+                else payload = n;
+            }
+            pos_ += head + payload;
+            --left_.back();
+            if (is_container && children > 0) {
+                if (left_.size() > max_record_depth + 8)
+                    ctx_.fail("corrupt record: MessagePack data nests deeper than ",
+                              max_record_depth, " levels (at offset ", pos_ - head, ")");
+                left_.push_back(children);
+            }
+            while (!left_.empty() && left_.back() == 0) left_.pop_back();
+        }
+        return pos_;
+    }
+
+private:
+    const Context& ctx_;
+    std::vector<std::uint64_t> left_{1};  // values still to come at each open level
+    std::uint64_t pos_ = 0;
+};
+
+/// Finds where the JSON object or array at the start of a growing buffer ends: brackets are
+/// counted outside strings (the parser validates the rest).
+class JsonEnd {
+public:
+    std::optional<std::uint64_t> scan(std::span<const std::uint8_t> b) {
+        for (; pos_ < b.size(); ++pos_) {
+            const std::uint8_t c = b[pos_];
+            if (in_string_) {
+                if (escaped_) escaped_ = false;
+                else if (c == '\\') escaped_ = true;
+                else if (c == '"') in_string_ = false;
+                continue;
+            }
+            if (c == '"') {
+                in_string_ = true;
+            } else if (c == '{' || c == '[') {
+                ++depth_;
+            } else if (c == '}' || c == ']') {
+                if (depth_ <= 1) return ++pos_;
+                --depth_;
+            } else if (depth_ == 0 && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+                return pos_;  // not an object or array: the parser reports it
+            }
+        }
+        return std::nullopt;
+    }
+
+private:
+    std::uint64_t pos_ = 0;
+    std::uint64_t depth_ = 0;
+    bool in_string_ = false, escaped_ = false;
+};
+
+bool is_json_space(std::uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+}  // namespace
+
+}  // namespace burn::record::detail
+
+namespace burn::record {
+
+ReadLimits read_limits() {
+    std::lock_guard lock(detail::limits_mutex);
+    return detail::limits_in_force;
+}
+
+ReadLimits set_read_limits(const ReadLimits& limits) {
+    std::lock_guard lock(detail::limits_mutex);
+    return std::exchange(detail::limits_in_force, limits);
+}
+
+}  // namespace burn::record
+
+namespace burn::record::detail {
+
+ByteBuffer read_single_value(Source& src, bool json, std::uint64_t reserve_hint) {
+    const Context& ctx = src.context();
+    constexpr std::size_t max_chunk = std::size_t(1) << 22;
+    ByteBuffer out;
+    out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(reserve_hint, max_chunk * 16)));
+    MpkEnd mpk(ctx);
+    JsonEnd text;
+    std::optional<std::uint64_t> end;
+    std::size_t chunk = std::size_t(1) << 16;
+    for (;;) {
+        if (!end) end = json ? text.scan(out.span()) : mpk.scan(out.span());
+        if (end && out.size() >= *end) break;
+        // Read on, but not past the end once it is known.
+        std::uint64_t want = chunk;
+        if (end) want = std::min<std::uint64_t>(want, *end - out.size());
+        const std::size_t old = out.size();
+        if (out.capacity() - old < want)
+            out.reserve(std::max<std::size_t>(out.capacity() * 2, old + want));
+        const std::size_t k = src.read_some(out.data() + old, static_cast<std::size_t>(want));
+        out.resize(old + k);
+        if (k == 0) return out;  // the data ends early: the decoder says what is missing
+        chunk = std::min(chunk * 2, max_chunk);
+    }
+    // After the value: JSON may have a little whitespace; anything else is refused at once.
+    const std::uint64_t allowed = json ? read_limits().max_trailing_whitespace : 0;
+    std::uint64_t seen = out.size() - *end;
+    auto check_trailing = [&](std::span<const std::uint8_t> bytes, std::uint64_t at) {
+        for (std::size_t i = 0; i < bytes.size(); ++i)
+            if (!json || !is_json_space(bytes[i]))
+                ctx.fail("unexpected data after the record (at decompressed offset ", at + i, ")");
+    };
+    check_trailing(out.span().subspan(static_cast<std::size_t>(*end)), *end);
+    std::uint8_t tail[4096];
+    for (;;) {
+        if (seen > allowed)
+            ctx.fail("more than ", allowed,
+                     " bytes of whitespace after the record (at "
+                     "decompressed offset ",
+                     *end,
+                     "); burn::record::set_read_limits raises "
+                     "max_trailing_whitespace");
+        const std::size_t k = src.read_some(tail, sizeof tail);
+        if (k == 0) break;
+        check_trailing({tail, k}, *end + seen);
+        seen += k;
+    }
+    out.resize(static_cast<std::size_t>(*end));
     return out;
 }
 

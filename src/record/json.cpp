@@ -374,7 +374,7 @@ Record decode_json(std::span<const std::uint8_t> bytes, const RecorderSpec& spec
                                   (ctx.source.empty() ? "" : ": " + ctx.source);
         ::burn::detail::check_json_text(
             std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), where,
-            max_record_depth + 8);
+            max_record_depth + 8, read_limits().max_string_bytes);
     }
     Json doc;
     try {

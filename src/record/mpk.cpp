@@ -12,11 +12,10 @@
 // bytes are packed with one copy from the TensorData into the sink and unpacked without copying
 // (the msgpack object refers to the input buffer) into the new TensorData.
 #define MSGPACK_NO_BOOST
-#include <msgpack.hpp>
-
 #include <bit>
 #include <cstring>
 #include <limits>
+#include <msgpack.hpp>
 #include <string>
 
 #include "record_io.hpp"
@@ -48,7 +47,8 @@ public:
     }
     void bin(const void* p, std::size_t n, std::string_view path) {
         if (n > std::numeric_limits<std::uint32_t>::max())
-            ctx_.fail(path, ": ", n, " bytes do not fit a MessagePack bin (at most 4 GiB); use "
+            ctx_.fail(path, ": ", n,
+                      " bytes do not fit a MessagePack bin (at most 4 GiB); use "
                       "BinFileRecorder for tensors this large");
         pk_.pack_bin(static_cast<std::uint32_t>(n));
         pk_.pack_bin_body(static_cast<const char*>(p), static_cast<std::uint32_t>(n));
@@ -191,8 +191,8 @@ class Unpacker {
 public:
     explicit Unpacker(const Context& ctx) : ctx_(ctx) {}
 
-    const msgpack::object& need(const msgpack::object& map, std::string_view name,
-                                object_type type, std::string_view path) {
+    const msgpack::object& need(const msgpack::object& map, std::string_view name, object_type type,
+                                std::string_view path) {
         const msgpack::object* v = find(map, name);
         if (!v) ctx_.fail(where(path), ": corrupt record: no \"", name, "\" field");
         if (v->type != type)
@@ -218,8 +218,8 @@ public:
                 Record::List list;
                 list.reserve(o.via.array.size);
                 for (std::uint32_t i = 0; i < o.via.array.size; ++i)
-                    list.push_back(item(o.via.array.ptr[i], Record::join(path, std::to_string(i)),
-                                        depth + 1));
+                    list.push_back(
+                        item(o.via.array.ptr[i], Record::join(path, std::to_string(i)), depth + 1));
                 return Record(std::move(list));
             }
             case object_type::MAP: {
@@ -230,8 +230,8 @@ public:
                 for (std::uint32_t i = 0; i < o.via.map.size; ++i) {
                     const auto& kv = o.via.map.ptr[i];
                     if (kv.key.type != object_type::STR)
-                        ctx_.fail(where(path), ": corrupt record: a map key is ",
-                                  type_text(kv.key), ", not a string");
+                        ctx_.fail(where(path), ": corrupt record: a map key is ", type_text(kv.key),
+                                  ", not a string");
                     std::string key(as_sv(kv.key));
                     std::string sub = Record::join(path, key);
                     Record value = item(kv.val, sub, depth + 1);
@@ -239,8 +239,7 @@ public:
                 }
                 return Record(std::move(map));
             }
-            default:
-                ctx_.fail(where(path), ": corrupt record: unexpected ", type_text(o));
+            default: ctx_.fail(where(path), ": corrupt record: unexpected ", type_text(o));
         }
     }
 
@@ -250,7 +249,8 @@ private:
     }
 
     template <class T>
-    std::vector<T> bin_array(const msgpack::object& o, std::string_view path, std::string_view what) {
+    std::vector<T> bin_array(const msgpack::object& o, std::string_view path,
+                             std::string_view what) {
         if (o.via.bin.size % sizeof(T) != 0)
             ctx_.fail(where(path), ": corrupt record: ", what, " has ", o.via.bin.size,
                       " bytes, not a multiple of ", sizeof(T));
@@ -268,8 +268,8 @@ private:
         const auto dtype = dtype_from_name(as_sv(dtype_o));
         if (!dtype) ctx_.fail(w, ": corrupt record: unknown dtype \"", as_sv(dtype_o), "\"");
         if (shape_o.via.array.size > Shape::max_rank)
-            ctx_.fail(w, ": tensor of rank ", shape_o.via.array.size, " (at most ",
-                      Shape::max_rank, " is supported)");
+            ctx_.fail(w, ": tensor of rank ", shape_o.via.array.size, " (at most ", Shape::max_rank,
+                      " is supported)");
         std::uint64_t dims[Shape::max_rank];
         for (std::uint32_t i = 0; i < shape_o.via.array.size; ++i) {
             const auto& d = shape_o.via.array.ptr[i];
@@ -304,7 +304,8 @@ private:
                     ctx_.fail(w, ": corrupt record: unknown quantization scheme \"",
                               as_sv(scheme_o), "\"");
                 q.scheme = *scheme;
-                q.scales = bin_array<float>(need(q_o, "scales", object_type::BIN, path), path, "scales");
+                q.scales =
+                    bin_array<float>(need(q_o, "scales", object_type::BIN, path), path, "scales");
                 q.offsets = bin_array<std::int32_t>(need(q_o, "offsets", object_type::BIN, path),
                                                     path, "offsets");
                 return Record(TensorItem{TensorData(std::move(bytes), shape, std::move(q)), id});
@@ -329,8 +330,7 @@ bool looks_like_mpk(std::span<const std::uint8_t> p) {
     // fixmap of 2, then the fixstr "burn_record".
     constexpr std::size_t n = sizeof(header_key) - 1;
     if (p.size() < 2 + n) return false;
-    return p[0] == 0x82 && p[1] == (0xa0 | n) &&
-           std::memcmp(p.data() + 2, header_key, n) == 0;
+    return p[0] == 0x82 && p[1] == (0xa0 | n) && std::memcmp(p.data() + 2, header_key, n) == 0;
 }
 
 void encode_mpk(const Record& r, const RecorderSpec& spec, const Context& ctx, Sink& out) {
@@ -344,16 +344,22 @@ Record decode_mpk(std::span<const std::uint8_t> bytes, const RecorderSpec& spec,
     const std::size_t len = bytes.size();
     // Bound every count by the input size, so that a corrupt count cannot make msgpack-c
     // allocate more than the input could describe.
-    const msgpack::unpack_limit limit(len, len / 2 + 1, len, len, len, max_record_depth + 8);
+    const std::size_t max_string = static_cast<std::size_t>(std::min<std::uint64_t>(
+        read_limits().max_string_bytes, std::numeric_limits<std::size_t>::max()));
+    const msgpack::unpack_limit limit(len, len / 2 + 1, max_string, len, len, max_record_depth + 8);
     std::size_t off = 0;
     msgpack::object_handle oh;
     try {
         // Strings and binaries refer to `bytes` instead of being copied.
-        oh = msgpack::unpack(reinterpret_cast<const char*>(bytes.data()), len, off,
-                             [](object_type, std::size_t, void*) { return true; }, nullptr, limit);
+        oh = msgpack::unpack(
+            reinterpret_cast<const char*>(bytes.data()), len, off,
+            [](object_type, std::size_t, void*) { return true; }, nullptr, limit);
     } catch (const msgpack::insufficient_bytes&) {
-        ctx.fail("the data ends early (truncated): the MessagePack record is incomplete (",
-                 len, " bytes)");
+        ctx.fail("the data ends early (truncated): the MessagePack record is incomplete (", len,
+                 " bytes)");
+    } catch (const msgpack::str_size_overflow&) {
+        ctx.fail("a string longer than the limit of ", max_string,
+                 " bytes; burn::record::set_read_limits raises max_string_bytes");
     } catch (const msgpack::depth_size_overflow&) {
         ctx.fail("corrupt record: MessagePack data nests deeper than ", max_record_depth,
                  " levels");

@@ -21,7 +21,7 @@ namespace burn::record::detail {
 
 /// Deepest nesting of lists and maps that the recorders write and read (bounds the recursion of
 /// the decoders on hostile input).
-inline constexpr std::size_t max_record_depth = 256;
+inline constexpr std::size_t max_record_depth = max_record_nesting;
 /// Format version written by this build (every format).
 inline constexpr std::uint64_t format_version = 1;
 
@@ -192,6 +192,8 @@ private:
     Source& in_;
     std::unique_ptr<State> z_;
     std::vector<std::uint8_t> ibuf_;
+    std::uint64_t produced_ = 0;
+    std::uint64_t max_produced_;  // ReadLimits::max_decompressed_bytes
     bool done_ = false;
 };
 
@@ -249,6 +251,11 @@ private:
 
 /// Everything left in `src`, in one buffer (reserve_hint: the expected size, if known).
 ByteBuffer read_all(Source& src, std::uint64_t reserve_hint = 0);
+
+/// Reads the one MessagePack (`json` false) or JSON value that `src` holds, and nothing past it:
+/// data after the value (beyond a little whitespace for JSON) is refused without being read.
+/// Used on decompressed streams, whose length is not known in advance.
+ByteBuffer read_single_value(Source& src, bool json, std::uint64_t reserve_hint);
 
 // ---------------------------------------------------------------------------- tensors
 /// The dtype `d` is saved as under `spec` (floats -> float_dtype, ints -> int_dtype; bool and

@@ -4,6 +4,7 @@
 #include "burn/record/recorder.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -99,8 +100,17 @@ Record decode_plain(Source& src, const RecorderSpec& spec, const Context& ctx, b
     check_prefix(src.peek(32), spec, ctx, in_gzip);
     switch (spec.format) {
         case RecordFormat::Bin: return decode_bin(src, spec);
-        case RecordFormat::NamedMpk: return decode_mpk(read_all(src, size_hint).span(), spec, ctx);
-        case RecordFormat::Json: return decode_json(read_all(src, size_hint).span(), spec, ctx);
+        // A decompressed stream is read up to the end of its value and no further.
+        case RecordFormat::NamedMpk:
+            return decode_mpk(
+                (in_gzip ? read_single_value(src, false, size_hint) : read_all(src, size_hint))
+                    .span(),
+                spec, ctx);
+        case RecordFormat::Json:
+            return decode_json(
+                (in_gzip ? read_single_value(src, true, size_hint) : read_all(src, size_hint))
+                    .span(),
+                spec, ctx);
     }
     ctx.fail("unknown format");
 }
@@ -218,8 +228,43 @@ fs::path record_to_file(const Record& record, const fs::path& path, const Record
     return target;
 }
 
+namespace {
+
+/// Removes the temporary files that earlier saves to `target` left behind when their process
+/// was killed: `<name>.tmp-<pid>-<12 hex digits>` of a process that no longer runs. Temporaries
+/// of running processes (a save in progress) are left alone.
+void remove_stale_temporaries(const fs::path& target) {
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    const std::string prefix = target.filename().string() + ".tmp-";
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (!name.starts_with(prefix)) continue;
+        const std::string_view rest = std::string_view(name).substr(prefix.size());
+        const auto dash = rest.find('-');
+        if (dash == std::string_view::npos || dash == 0 || rest.size() - dash - 1 != 12) continue;
+        long long pid = 0;
+        bool digits = true;
+        for (const char c : rest.substr(0, dash)) {
+            if (c < '0' || c > '9' || pid > (1LL << 40)) digits = false;
+            else pid = pid * 10 + (c - '0');
+        }
+        if (!digits || pid <= 0) continue;
+        if (rest.substr(dash + 1).find_first_not_of("0123456789abcdef") != std::string_view::npos)
+            continue;
+        if (pid == ::getpid()) continue;
+        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // still running
+        std::error_code ignored;
+        fs::remove(it->path(), ignored);
+    }
+}
+
+}  // namespace
+
 void write_file_atomically(const fs::path& target, const Context& ctx,
                            const std::function<void(Sink&)>& write) {
+    remove_stale_temporaries(target);
     fs::path tmp = target;
     tmp += temp_suffix();
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

@@ -21,20 +21,25 @@
 namespace burn::train {
 
 // ============================================================================ early stopping
-MetricEarlyStoppingStrategy::MetricEarlyStoppingStrategy(std::string metric_name, Aggregate aggregate,
-                                                         Direction direction, Split split,
-                                                         NoImprovementSince condition)
-    : metric_(std::move(metric_name)), direction_(direction), split_(split), patience_(condition.n_epochs) {
+MetricEarlyStoppingStrategy::MetricEarlyStoppingStrategy(std::string metric_name,
+                                                         Aggregate aggregate, Direction direction,
+                                                         Split split, NoImprovementSince condition)
+    : metric_(std::move(metric_name)),
+      direction_(direction),
+      split_(split),
+      patience_(condition.n_epochs) {
     (void)aggregate;  // the only aggregate: the epoch mean that numeric metrics report
     BURN_CHECK(!metric_.empty(), "MetricEarlyStoppingStrategy: the metric name is empty");
-    BURN_CHECK(patience_ >= 1, "MetricEarlyStoppingStrategy: NoImprovementSince.n_epochs must be >= 1, got ",
+    BURN_CHECK(patience_ >= 1,
+               "MetricEarlyStoppingStrategy: NoImprovementSince.n_epochs must be >= 1, got ",
                patience_);
 }
 
 bool MetricEarlyStoppingStrategy::should_stop(std::size_t epoch, double value) {
     last_epoch_ = epoch;
     if (std::isnan(value)) return false;
-    const bool better = !best_epoch_ || (direction_ == Direction::Lowest ? value < best_value_ : value > best_value_);
+    const bool better = !best_epoch_ || (direction_ == Direction::Lowest ? value < best_value_
+                                                                         : value > best_value_);
     if (better) {
         best_epoch_ = epoch;
         best_value_ = value;
@@ -50,8 +55,8 @@ std::optional<std::pair<std::size_t, double>> MetricEarlyStoppingStrategy::best(
 
 std::string MetricEarlyStoppingStrategy::reason() const {
     std::ostringstream os;
-    os << metric_ << " (" << split_name(split_) << ") has not improved for " << (last_epoch_ - best_epoch_.value_or(0))
-       << " epoch(s)";
+    os << metric_ << " (" << split_name(split_) << ") has not improved for "
+       << (last_epoch_ - best_epoch_.value_or(0)) << " epoch(s)";
     if (best_epoch_) os << ": best " << best_value_ << " at epoch " << *best_epoch_;
     return os.str();
 }
@@ -76,7 +81,8 @@ extern "C" void burn_on_sigint(int) {
         return;
     }
     g_sigint = 1;
-    static const char msg[] = "\nCtrl-C: stopping after the current step (press again to quit now)\n";
+    static const char msg[] =
+        "\nCtrl-C: stopping after the current step (press again to quit now)\n";
     // write(2) is async-signal-safe; std::fputs is not.
     [[maybe_unused]] auto n = ::write(2, msg, sizeof(msg) - 1);
 }
@@ -127,8 +133,80 @@ void ExperimentLog::line(const std::string& text) {
 }
 
 // ============================================================================ checkpoints
+namespace {
+
+constexpr const char* checkpoint_kinds[] = {"model", "optim", "scheduler"};
+
+std::filesystem::path checkpoint_marker(const CheckpointStore& store, std::size_t epoch) {
+    return store.path("model", epoch).parent_path() / ("complete-" + std::to_string(epoch));
+}
+
+/// The epochs whose marker is in the checkpoint folder, in order.
+std::vector<std::size_t> marked_epochs(const CheckpointStore& store) {
+    std::vector<std::size_t> epochs;
+    std::error_code ec;
+    std::filesystem::directory_iterator it(store.path("model", 0).parent_path(), ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (!name.starts_with("complete-")) continue;
+        std::size_t e = 0;
+        const char* first = name.data() + 9;
+        const char* last = name.data() + name.size();
+        const auto [ptr, err] = std::from_chars(first, last, e);
+        if (err == std::errc{} && ptr == last && ptr != first) epochs.push_back(e);
+    }
+    std::sort(epochs.begin(), epochs.end());
+    return epochs;
+}
+
+}  // namespace
+
+void begin_checkpoint(const CheckpointStore& store, std::size_t epoch) {
+    std::error_code ec;
+    std::filesystem::remove(checkpoint_marker(store, epoch), ec);
+}
+
+void finish_checkpoint(const CheckpointStore& store, std::size_t epoch) {
+    const std::filesystem::path marker = checkpoint_marker(store, epoch);
+    std::filesystem::path tmp = marker;
+    tmp += ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        for (const char* kind : checkpoint_kinds)
+            out << store.path(kind, epoch).filename().string() << '\n';
+        out.flush();
+        BURN_CHECK(out.good(), "Learner: cannot write the checkpoint marker ", tmp.string());
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, marker, ec);
+    BURN_CHECK(!ec, "Learner: cannot rename ", tmp.string(), " to ", marker.string(), ": ",
+               ec.message());
+}
+
+void check_checkpoint_complete(const CheckpointStore& store, std::size_t epoch) {
+    std::error_code ec;
+    if (std::filesystem::exists(checkpoint_marker(store, epoch), ec)) return;
+    const std::vector<std::size_t> marked = marked_epochs(store);
+    std::vector<std::string> missing;
+    for (const char* kind : checkpoint_kinds)
+        if (!std::filesystem::exists(store.path(kind, epoch), ec))
+            missing.push_back(store.path(kind, epoch).string());
+    if (marked.empty() && missing.empty()) return;  // written before markers existed
+    std::string complete;
+    for (const std::size_t e : marked)
+        complete += (complete.empty() ? "" : ", ") + std::to_string(e);
+    std::string why = missing.empty() ? "its marker " + checkpoint_marker(store, epoch).string() +
+                                            " is missing (the process stopped while writing it)"
+                                      : "missing " + missing.front();
+    ::burn::detail::fail("Learner: the checkpoint of epoch ", epoch, " is incomplete: ", why,
+                         complete.empty() ? std::string("; no complete checkpoint is in ") +
+                                                store.path("model", epoch).parent_path().string()
+                                          : "; complete checkpoints: epochs " + complete);
+}
+
 void remove_checkpoint(const CheckpointStore& store, std::size_t epoch) {
-    for (const char* kind : {"model", "optim", "scheduler"}) {
+    begin_checkpoint(store, epoch);
+    for (const char* kind : checkpoint_kinds) {
         std::error_code ec;
         std::filesystem::remove(store.path(kind, epoch), ec);  // absent: nothing to do
     }
@@ -178,22 +256,26 @@ std::string format_summary(const std::string& model_name, std::size_t total_epoc
             else os << std::fixed << std::setprecision(3) << v;
             return os.str();
         };
-        lines.push_back({row.split == Split::Train ? "Train" : "Valid", row.metric, num(row.epochs[*lo]),
-                         std::to_string(*lo + 1), num(row.epochs[*hi]), std::to_string(*hi + 1)});
+        lines.push_back({row.split == Split::Train ? "Train" : "Valid", row.metric,
+                         num(row.epochs[*lo]), std::to_string(*lo + 1), num(row.epochs[*hi]),
+                         std::to_string(*hi + 1)});
     }
     const Line header{"Split", "Metric", "Min.", "Epoch", "Max.", "Epoch"};
     std::array<std::size_t, 6> w{};
     auto widen = [&](const Line& l) {
-        const std::array<const std::string*, 6> f{&l.split, &l.metric, &l.min, &l.min_epoch, &l.max, &l.max_epoch};
+        const std::array<const std::string*, 6> f{&l.split,     &l.metric, &l.min,
+                                                  &l.min_epoch, &l.max,    &l.max_epoch};
         for (std::size_t i = 0; i < 6; ++i) w[i] = std::max(w[i], f[i]->size());
     };
     widen(header);
     for (const auto& l : lines) widen(l);
     std::ostringstream os;
     auto row = [&](const Line& l) {
-        const std::array<const std::string*, 6> f{&l.split, &l.metric, &l.min, &l.min_epoch, &l.max, &l.max_epoch};
+        const std::array<const std::string*, 6> f{&l.split,     &l.metric, &l.min,
+                                                  &l.min_epoch, &l.max,    &l.max_epoch};
         os << '|';
-        for (std::size_t i = 0; i < 6; ++i) os << ' ' << std::left << std::setw(int(w[i])) << *f[i] << " |";
+        for (std::size_t i = 0; i < 6; ++i)
+            os << ' ' << std::left << std::setw(int(w[i])) << *f[i] << " |";
         os << '\n';
     };
     os << "======================== Learner Summary ========================\n";

@@ -3,15 +3,14 @@
 // approximately; 16-bit PNG and PGM), extension filters, explicit items, errors naming the file
 // or directory, concurrent decoding, and a DataLoader over the images. The images are written
 // by the tests with stb_image_write (and by hand for 16-bit files).
-#include <burn/data/dataloader.hpp>
-#include <burn/data/image_folder.hpp>
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
+#include <burn/data/dataloader.hpp>
+#include <burn/data/image_folder.hpp>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -63,33 +62,42 @@ Bytes make_pixels(std::size_t w, std::size_t h, std::size_t channels, std::size_
     Bytes px(w * h * channels);
     for (std::size_t y = 0; y < h; ++y)
         for (std::size_t x = 0; x < w; ++x)
-            for (std::size_t c = 0; c < channels; ++c) px[(y * w + x) * channels + c] = value_of(x, y, c, seed);
+            for (std::size_t c = 0; c < channels; ++c)
+                px[(y * w + x) * channels + c] = value_of(x, y, c, seed);
     return px;
 }
 
 void ensure_parent(const fs::path& path) { fs::create_directories(path.parent_path()); }
 
-void write_png(const fs::path& path, std::size_t w, std::size_t h, std::size_t channels, std::size_t seed = 0) {
+void write_png(const fs::path& path, std::size_t w, std::size_t h, std::size_t channels,
+               std::size_t seed = 0) {
     ensure_parent(path);
     const Bytes px = make_pixels(w, h, channels, seed);
-    ASSERT_NE(stbi_write_png(path.string().c_str(), int(w), int(h), int(channels), px.data(), int(w * channels)), 0)
+    ASSERT_NE(stbi_write_png(path.string().c_str(), int(w), int(h), int(channels), px.data(),
+                             int(w * channels)),
+              0)
         << path;
 }
 
-void write_bmp(const fs::path& path, std::size_t w, std::size_t h, std::size_t channels, std::size_t seed = 0) {
+void write_bmp(const fs::path& path, std::size_t w, std::size_t h, std::size_t channels,
+               std::size_t seed = 0) {
     ensure_parent(path);
     const Bytes px = make_pixels(w, h, channels, seed);
-    ASSERT_NE(stbi_write_bmp(path.string().c_str(), int(w), int(h), int(channels), px.data()), 0) << path;
+    ASSERT_NE(stbi_write_bmp(path.string().c_str(), int(w), int(h), int(channels), px.data()), 0)
+        << path;
 }
 
-void write_tga(const fs::path& path, std::size_t w, std::size_t h, std::size_t channels, std::size_t seed = 0) {
+void write_tga(const fs::path& path, std::size_t w, std::size_t h, std::size_t channels,
+               std::size_t seed = 0) {
     ensure_parent(path);
     const Bytes px = make_pixels(w, h, channels, seed);
-    ASSERT_NE(stbi_write_tga(path.string().c_str(), int(w), int(h), int(channels), px.data()), 0) << path;
+    ASSERT_NE(stbi_write_tga(path.string().c_str(), int(w), int(h), int(channels), px.data()), 0)
+        << path;
 }
 
 // A JPEG of one flat colour (JPEG is lossy: flat colours survive almost exactly).
-void write_flat_jpg(const fs::path& path, std::size_t w, std::size_t h, std::array<std::uint8_t, 3> rgb) {
+void write_flat_jpg(const fs::path& path, std::size_t w, std::size_t h,
+                    std::array<std::uint8_t, 3> rgb) {
     ensure_parent(path);
     Bytes px(w * h * 3);
     for (std::size_t i = 0; i < w * h; ++i)
@@ -122,7 +130,8 @@ void png_chunk(Bytes& png, const char* type, const Bytes& data) {
     Bytes body(type, type + 4);
     body.insert(body.end(), data.begin(), data.end());
     png.insert(png.end(), body.begin(), body.end());
-    put_be32(png, static_cast<std::uint32_t>(::crc32(0, body.data(), static_cast<uInt>(body.size()))));
+    put_be32(png,
+             static_cast<std::uint32_t>(::crc32(0, body.data(), static_cast<uInt>(body.size()))));
 }
 
 // A 16-bit PNG (grey: channels 1, RGB: channels 3), written by hand (stb_image_write only
@@ -146,9 +155,9 @@ void write_png16(const fs::path& path, std::size_t w, std::size_t h, std::size_t
     Bytes ihdr;
     put_be32(ihdr, static_cast<std::uint32_t>(w));
     put_be32(ihdr, static_cast<std::uint32_t>(h));
-    ihdr.push_back(16);                               // bit depth
-    ihdr.push_back(channels == 1 ? 0 : 2);            // colour type: grey / RGB
-    ihdr.insert(ihdr.end(), {0, 0, 0});               // compression, filter, interlace
+    ihdr.push_back(16);                     // bit depth
+    ihdr.push_back(channels == 1 ? 0 : 2);  // colour type: grey / RGB
+    ihdr.insert(ihdr.end(), {0, 0, 0});     // compression, filter, interlace
     png_chunk(png, "IHDR", ihdr);
     png_chunk(png, "IDAT", z);
     png_chunk(png, "IEND", {});
@@ -186,7 +195,8 @@ struct TempDir {
     fs::path path;
     TempDir() {
         const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path = fs::temp_directory_path() / ("burn_image_folder_" + std::to_string(::getpid()) + "_" + info->name());
+        path = fs::temp_directory_path() /
+               ("burn_image_folder_" + std::to_string(::getpid()) + "_" + info->name());
         fs::remove_all(path);
         fs::create_directories(path);
     }
@@ -196,7 +206,9 @@ struct TempDir {
     }
 };
 
-std::size_t label_of(const ImageDatasetItem& item) { return std::get<Label>(item.annotation).index; }
+std::size_t label_of(const ImageDatasetItem& item) {
+    return std::get<Label>(item.annotation).index;
+}
 
 }  // namespace
 
@@ -208,17 +220,18 @@ TEST(ImageFolderDataset, ClassesLabelsAndOrder) {
     write_png(root / "cat" / "sub" / "c.png", 4, 3, 3, 3);
     write_flat_jpg(root / "dog" / "x.jpg", 8, 8, {200, 100, 50});
     write_bmp(root / "bird" / "y.bmp", 5, 2, 3, 4);
-    fs::create_directories(root / "empty");             // no image: not a class
+    fs::create_directories(root / "empty");                  // no image: not a class
     write_bytes(root / "notes" / "readme.txt", {'h', 'i'});  // no image: not a class
-    write_bytes(root / "cat" / "readme.txt", {'h', 'i'});  // not an image extension
-    write_png(root / "stray.png", 2, 2, 1);             // directly in root: ignored
+    write_bytes(root / "cat" / "readme.txt", {'h', 'i'});    // not an image extension
+    write_png(root / "stray.png", 2, 2, 1);                  // directly in root: ignored
 
     const auto ds = ImageFolderDataset::new_classification(root);
     EXPECT_EQ(ds.class_names(), (std::vector<std::string>{"bird", "cat", "dog"}));
     EXPECT_EQ(ds.num_classes(), 3u);
     ASSERT_EQ(ds.len(), 5u);
-    const std::vector<fs::path> paths = {root / "bird" / "y.bmp", root / "cat" / "a.PNG", root / "cat" / "b.png",
-                                         root / "cat" / "sub" / "c.png", root / "dog" / "x.jpg"};
+    const std::vector<fs::path> paths = {root / "bird" / "y.bmp", root / "cat" / "a.PNG",
+                                         root / "cat" / "b.png", root / "cat" / "sub" / "c.png",
+                                         root / "dog" / "x.jpg"};
     const std::vector<std::size_t> labels = {0, 1, 1, 1, 2};
     for (std::size_t i = 0; i < ds.len(); ++i) {
         EXPECT_EQ(ds.image_path(i), paths[i]);
@@ -234,7 +247,8 @@ TEST(ImageFolderDataset, ClassesLabelsAndOrder) {
     expect_pixels(*ds.get(3), 4, 3, 3, 3);
     EXPECT_FALSE(ds.get(5).has_value());
     EXPECT_FALSE(ds.get(1000).has_value());
-    EXPECT_BURN_ERROR(ds.image_path(5), "ImageFolderDataset::image_path: index 5 out of range for 5 items");
+    EXPECT_BURN_ERROR(ds.image_path(5),
+                      "ImageFolderDataset::image_path: index 5 out of range for 5 items");
     // Copies share the item list.
     const ImageFolderDataset copy = ds;
     EXPECT_EQ(&copy.image_path(0), &ds.image_path(0));
@@ -243,7 +257,8 @@ TEST(ImageFolderDataset, ClassesLabelsAndOrder) {
 TEST(ImageFolderDataset, PngRoundTripEveryChannelCount) {
     TempDir tmp;
     const fs::path root = tmp.path / "root";
-    for (std::size_t c = 1; c <= 4; ++c) write_png(root / "c" / ("img" + std::to_string(c) + ".png"), 7, 5, c, c);
+    for (std::size_t c = 1; c <= 4; ++c)
+        write_png(root / "c" / ("img" + std::to_string(c) + ".png"), 7, 5, c, c);
     const auto ds = ImageFolderDataset::new_classification(root);
     ASSERT_EQ(ds.len(), 4u);
     for (std::size_t c = 1; c <= 4; ++c) {
@@ -325,9 +340,10 @@ TEST(ImageFolderDataset, ExtensionFilter) {
     EXPECT_EQ(some.image_path(1), root / "a" / "2.BMP");
     EXPECT_EQ(ImageFolderDataset::new_classification(root).len(), 4u);
 
-    EXPECT_BURN_ERROR(ImageFolderDataset::new_classification_with(root, {"png", "webp"}),
-                      "ImageFolderDataset::new_classification_with: unsupported image extension 'webp', "
-                      "expected one of: bmp, gif, jpeg, jpg, pgm, png, pnm, ppm, psd, tga");
+    EXPECT_BURN_ERROR(
+        ImageFolderDataset::new_classification_with(root, {"png", "webp"}),
+        "ImageFolderDataset::new_classification_with: unsupported image extension 'webp', "
+        "expected one of: bmp, gif, jpeg, jpg, pgm, png, pnm, ppm, psd, tga");
     EXPECT_BURN_ERROR(ImageFolderDataset::new_classification_with(root, {}), "no extensions given");
     EXPECT_BURN_ERROR(ImageFolderDataset::new_classification_with(root, {"gif"}),
                       "no images found in '" + root.string() + "' (extensions searched: gif)");
@@ -336,27 +352,33 @@ TEST(ImageFolderDataset, ExtensionFilter) {
 
 TEST(ImageFolderDataset, DirectoryErrors) {
     TempDir tmp;
-    EXPECT_BURN_ERROR(ImageFolderDataset::new_classification(tmp.path / "missing"),
-                      "ImageFolderDataset::new_classification: no such directory: '" +
-                          (tmp.path / "missing").string() +
-                          "' (extensions searched: bmp, gif, jpeg, jpg, pgm, png, pnm, ppm, psd, tga)");
+    EXPECT_BURN_ERROR(
+        ImageFolderDataset::new_classification(tmp.path / "missing"),
+        "ImageFolderDataset::new_classification: no such directory: '" +
+            (tmp.path / "missing").string() +
+            "' (extensions searched: bmp, gif, jpeg, jpg, pgm, png, pnm, ppm, psd, tga)");
     write_bytes(tmp.path / "file.png", {1});
-    EXPECT_BURN_ERROR(ImageFolderDataset::new_classification(tmp.path / "file.png"), "not a directory: '");
+    EXPECT_BURN_ERROR(ImageFolderDataset::new_classification(tmp.path / "file.png"),
+                      "not a directory: '");
     fs::create_directories(tmp.path / "empty");
-    EXPECT_BURN_ERROR(ImageFolderDataset::new_classification(tmp.path / "empty"),
-                      "no images found in '" + (tmp.path / "empty").string() + "' (extensions searched: bmp");
-    EXPECT_BURN_ERROR(ImageFolderDataset::new_classification(tmp.path / "empty"),
-                      "expected the layout <root>/<class name>/<image> (the directory has no sub-directories)");
+    EXPECT_BURN_ERROR(
+        ImageFolderDataset::new_classification(tmp.path / "empty"),
+        "no images found in '" + (tmp.path / "empty").string() + "' (extensions searched: bmp");
+    EXPECT_BURN_ERROR(
+        ImageFolderDataset::new_classification(tmp.path / "empty"),
+        "expected the layout <root>/<class name>/<image> (the directory has no sub-directories)");
     write_bytes(tmp.path / "texts" / "a" / "x.txt", {1});
-    EXPECT_BURN_ERROR(ImageFolderDataset::new_classification_with(tmp.path / "texts", {"png"}),
-                      "no images found in '" + (tmp.path / "texts").string() + "' (extensions searched: png)");
+    EXPECT_BURN_ERROR(
+        ImageFolderDataset::new_classification_with(tmp.path / "texts", {"png"}),
+        "no images found in '" + (tmp.path / "texts").string() + "' (extensions searched: png)");
 }
 
 TEST(ImageFolderDataset, CorruptAndMissingFiles) {
     TempDir tmp;
     const fs::path root = tmp.path / "root";
     write_png(root / "a" / "good.png", 3, 3, 3);
-    write_bytes(root / "a" / "garbage.png", {'n', 'o', 't', ' ', 'a', 'n', ' ', 'i', 'm', 'a', 'g', 'e'});
+    write_bytes(root / "a" / "garbage.png",
+                {'n', 'o', 't', ' ', 'a', 'n', ' ', 'i', 'm', 'a', 'g', 'e'});
     Bytes png = read_bytes(root / "a" / "good.png");
     png.resize(png.size() / 2);
     write_bytes(root / "a" / "half.png", png);
@@ -366,15 +388,32 @@ TEST(ImageFolderDataset, CorruptAndMissingFiles) {
     ASSERT_EQ(ds.len(), 5u);
     // Sorted: garbage, good, half, vanishing, zero.
     EXPECT_BURN_ERROR(ds.get(0), "ImageFolderDataset::get: cannot decode image '" +
-                                     (root / "a" / "garbage.png").string() + "' (item 0, 12 bytes): ");
+                                     (root / "a" / "garbage.png").string() +
+                                     "' (item 0, 12 bytes): ");
     EXPECT_BURN_ERROR(ds.get(0), "Image not of any known type, or corrupt");  // stb's reason
     EXPECT_TRUE(ds.get(1).has_value());
-    EXPECT_BURN_ERROR(ds.get(2), "cannot decode image '" + (root / "a" / "half.png").string() + "' (item 2, ");
-    EXPECT_BURN_ERROR(ds.get(4), "cannot decode image '" + (root / "a" / "zero.jpg").string() + "' (item 4, 0 bytes)");
+    EXPECT_BURN_ERROR(ds.get(2),
+                      "cannot decode image '" + (root / "a" / "half.png").string() + "' (item 2, ");
+    EXPECT_BURN_ERROR(ds.get(4), "cannot decode image '" + (root / "a" / "zero.jpg").string() +
+                                     "' (item 4, 0 bytes)");
     fs::remove(root / "a" / "vanishing.png");
     EXPECT_BURN_ERROR(ds.get(3), "ImageFolderDataset::get: cannot open image '" +
                                      (root / "a" / "vanishing.png").string() +
                                      "' (item 3): No such file or directory");
+}
+
+TEST(ImageFolderDataset, OversizedJpegHuffmanTableIsRefused) {
+    // A DHT segment whose 16 code counts add up to 272: stb_image 2.27 would write past its
+    // 256-entry tables (found by the image_folder fuzzer).
+    TempDir tmp;
+    const fs::path root = tmp.path / "root";
+    Bytes jpeg = {0xFF, 0xD8, 0xFF, 0xC4, 0x00, 0x13, 0x00};
+    for (int i = 0; i < 16; ++i) jpeg.push_back(17);
+    jpeg.insert(jpeg.end(), {0xFF, 0xD9});
+    write_bytes(root / "a" / "bad.jpg", jpeg);
+    const auto ds = ImageFolderDataset::new_classification(root);
+    EXPECT_BURN_ERROR(ds.get(0),
+                      "corrupt JPEG: a Huffman table at offset 6 declares more than 256 codes");
 }
 
 TEST(ImageFolderDataset, ExplicitItems) {
@@ -384,7 +423,8 @@ TEST(ImageFolderDataset, ExplicitItems) {
     write_bmp(tmp.path / "z.bmp", 2, 2, 3, 3);
     const std::vector<std::string> classes = {"zero", "one", "two"};
     const auto ds = ImageFolderDataset::new_classification_with_items(
-        {{tmp.path / "y.PNG", "two"}, {tmp.path / "x.png", "zero"}, {tmp.path / "z.bmp", "two"}}, classes);
+        {{tmp.path / "y.PNG", "two"}, {tmp.path / "x.png", "zero"}, {tmp.path / "z.bmp", "two"}},
+        classes);
     EXPECT_EQ(ds.class_names(), classes);
     EXPECT_EQ(ds.num_classes(), 3u);
     ASSERT_EQ(ds.len(), 3u);  // in the given order
@@ -394,15 +434,20 @@ TEST(ImageFolderDataset, ExplicitItems) {
     expect_pixels(*ds.get(1), 2, 2, 1, 1);
     EXPECT_EQ(ds.get(2)->label(), 2u);
 
-    EXPECT_BURN_ERROR(ImageFolderDataset::new_classification_with_items({{tmp.path / "x.png", "three"}}, classes),
-                      "ImageFolderDataset::new_classification_with_items: the class 'three' of '" +
-                          (tmp.path / "x.png").string() + "' is not in the class list [zero, one, two]");
-    EXPECT_BURN_ERROR(ImageFolderDataset::new_classification_with_items({{tmp.path / "x.png", "a"}}, {"a", "b", "a"}),
+    EXPECT_BURN_ERROR(
+        ImageFolderDataset::new_classification_with_items({{tmp.path / "x.png", "three"}}, classes),
+        "ImageFolderDataset::new_classification_with_items: the class 'three' of '" +
+            (tmp.path / "x.png").string() + "' is not in the class list [zero, one, two]");
+    EXPECT_BURN_ERROR(ImageFolderDataset::new_classification_with_items({{tmp.path / "x.png", "a"}},
+                                                                        {"a", "b", "a"}),
                       "class name 'a' appears twice in the class list (at 0 and 2)");
-    EXPECT_BURN_ERROR(ImageFolderDataset::new_classification_with_items({{tmp.path / "x.txt", "a"}}, {"a"}),
-                      "'" + (tmp.path / "x.txt").string() + "' does not have a supported image extension ('txt')");
-    EXPECT_BURN_ERROR(ImageFolderDataset::new_classification_with_items({{tmp.path / "noext", "a"}}, {"a"}),
-                      "does not have a supported image extension (none)");
+    EXPECT_BURN_ERROR(
+        ImageFolderDataset::new_classification_with_items({{tmp.path / "x.txt", "a"}}, {"a"}),
+        "'" + (tmp.path / "x.txt").string() +
+            "' does not have a supported image extension ('txt')");
+    EXPECT_BURN_ERROR(
+        ImageFolderDataset::new_classification_with_items({{tmp.path / "noext", "a"}}, {"a"}),
+        "does not have a supported image extension (none)");
     // An empty list is an empty dataset.
     EXPECT_TRUE(burn::data::is_empty(ImageFolderDataset::new_classification_with_items({}, {"a"})));
 
@@ -412,8 +457,8 @@ TEST(ImageFolderDataset, ExplicitItems) {
     EXPECT_EQ(multi.get(0)->annotation, Annotation(MultiLabel{{1, 2}}));
     EXPECT_EQ(multi.get(1)->annotation, Annotation(MultiLabel{}));
     EXPECT_BURN_ERROR(multi.get(0)->label(), "has a multi-label annotation, not a single label");
-    EXPECT_BURN_ERROR(ImageFolderDataset::new_multilabel_classification_with_items({{tmp.path / "x.png", {"one", "ten"}}},
-                                                                                  classes),
+    EXPECT_BURN_ERROR(ImageFolderDataset::new_multilabel_classification_with_items(
+                          {{tmp.path / "x.png", {"one", "ten"}}}, classes),
                       "new_multilabel_classification_with_items: the class 'ten'");
 }
 
@@ -423,7 +468,8 @@ TEST(ImageFolderDataset, ConcurrentGetWithErrors) {
     for (std::size_t i = 0; i < 8; ++i) {
         const std::string name = "img" + std::to_string(i);
         if (i % 4 == 3) write_bytes(root / "a" / (name + ".png"), {'b', 'a', 'd'});
-        else if (i % 4 == 2) write_bytes(root / "a" / (name + ".jpg"), {0xff, 0xd8, 0xff, 0xe0, 0, 0});
+        else if (i % 4 == 2)
+            write_bytes(root / "a" / (name + ".jpg"), {0xff, 0xd8, 0xff, 0xe0, 0, 0});
         else write_png(root / "a" / (name + ".png"), 9, 7, 3, i);
     }
     const auto ds = ImageFolderDataset::new_classification(root);
@@ -441,9 +487,10 @@ TEST(ImageFolderDataset, ConcurrentGetWithErrors) {
                         if (i % 4 >= 2 || !item || item->image != make_pixels(9, 7, 3, i)) ++bad;
                     } catch (const burn::Error& e) {
                         const std::string msg = e.what();
-                        const std::string file = "img" + std::to_string(i) + (i % 4 == 2 ? ".jpg" : ".png");
-                        const std::string reason = i % 4 == 3 ? "Image not of any known type, or corrupt"
-                                                              : "Corrupt JPEG";
+                        const std::string file =
+                            "img" + std::to_string(i) + (i % 4 == 2 ? ".jpg" : ".png");
+                        const std::string reason =
+                            i % 4 == 3 ? "Image not of any known type, or corrupt" : "Corrupt JPEG";
                         if (i % 4 < 2 || msg.find(file) == std::string::npos ||
                             msg.find(reason) == std::string::npos)
                             ++bad;
@@ -466,7 +513,8 @@ struct ImageBatch {
 
 struct ImageBatcher {
     ImageBatch batch(std::vector<ImageDatasetItem> items, const B::Device& device) const {
-        const std::size_t n = items.size(), c = items[0].channels, h = items[0].height, w = items[0].width;
+        const std::size_t n = items.size(), c = items[0].channels, h = items[0].height,
+                          w = items[0].width;
         std::vector<float> values(n * c * h * w);
         std::vector<std::size_t> labels;
         for (std::size_t i = 0; i < n; ++i) {
@@ -478,7 +526,8 @@ struct ImageBatcher {
                         values[((i * c + ch) * h + y) * w + x] = items[i].pixel(y, x, ch) / 255.0f;
             labels.push_back(items[i].label());
         }
-        return {burn::Tensor<B, 4>::from_data(burn::TensorData(std::move(values), burn::Shape{n, c, h, w}), device),
+        return {burn::Tensor<B, 4>::from_data(
+                    burn::TensorData(std::move(values), burn::Shape{n, c, h, w}), device),
                 std::move(labels)};
     }
 };
@@ -488,12 +537,18 @@ struct ImageBatcher {
 TEST(ImageFolderDataset, DataLoader) {
     TempDir tmp;
     const fs::path root = tmp.path / "root";
-    for (std::size_t i = 0; i < 5; ++i) write_png(root / "even" / ("e" + std::to_string(i) + ".png"), 4, 3, 3, 2 * i);
-    for (std::size_t i = 0; i < 4; ++i) write_png(root / "odd" / ("o" + std::to_string(i) + ".png"), 4, 3, 3, 2 * i + 1);
+    for (std::size_t i = 0; i < 5; ++i)
+        write_png(root / "even" / ("e" + std::to_string(i) + ".png"), 4, 3, 3, 2 * i);
+    for (std::size_t i = 0; i < 4; ++i)
+        write_png(root / "odd" / ("o" + std::to_string(i) + ".png"), 4, 3, 3, 2 * i + 1);
     const auto ds = ImageFolderDataset::new_classification(root);
     ASSERT_EQ(ds.len(), 9u);
 
-    const auto loader = burn::data::DataLoaderBuilder(ImageBatcher{}).batch_size(4).shuffle(7).num_workers(2).build(ds);
+    const auto loader = burn::data::DataLoaderBuilder(ImageBatcher{})
+                            .batch_size(4)
+                            .shuffle(7)
+                            .num_workers(2)
+                            .build(ds);
     EXPECT_EQ(loader->num_items(), 9u);
     std::multiset<std::size_t> labels;
     std::vector<std::vector<std::size_t>> first_epoch;

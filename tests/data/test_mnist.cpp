@@ -2,13 +2,12 @@
 // MnistDataset: IDX parsing (plain and gzip), validation errors, lookup order, downloading
 // (from file:// URLs only: no network), and the real Fashion-MNIST files of Debian's
 // fashion-mnist package when installed.
-#include <burn/data/mnist.hpp>
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <burn/data/mnist.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -38,7 +37,9 @@ void put_be32(Bytes& b, std::uint32_t v) {
 }
 
 // Pixel value of item i at position p in the synthetic datasets.
-std::uint8_t pixel_of(std::size_t i, std::size_t p) { return static_cast<std::uint8_t>((i * 31 + p * 7) % 256); }
+std::uint8_t pixel_of(std::size_t i, std::size_t p) {
+    return static_cast<std::uint8_t>((i * 31 + p * 7) % 256);
+}
 
 Bytes idx3(std::size_t count, std::uint32_t rows = 28, std::uint32_t cols = 28,
            std::uint32_t magic = 2051) {
@@ -147,7 +148,8 @@ void expect_synthetic(const MnistDataset& ds, std::size_t count) {
         EXPECT_EQ(item->label, i % 10);
         EXPECT_EQ(ds.label(i), i % 10);
         for (std::size_t p = 0; p < 28 * 28; ++p)
-            ASSERT_EQ(item->image[p], static_cast<float>(pixel_of(i, p))) << "item " << i << " pixel " << p;
+            ASSERT_EQ(item->image[p], static_cast<float>(pixel_of(i, p)))
+                << "item " << i << " pixel " << p;
         EXPECT_EQ(item->pixel(3, 5), static_cast<float>(pixel_of(i, 3 * 28 + 5)));
         EXPECT_EQ(ds.image_bytes(i)[100], pixel_of(i, 100));
     }
@@ -246,19 +248,34 @@ TEST(MnistDataset, TrailingData) {
     EXPECT_BURN_ERROR(MnistDataset::test(tmp.path), "t10k-labels-idx1-ubyte': trailing data");
 }
 
+TEST(MnistDataset, GzipTrailingDataIsNotInflated) {
+    // The header declares 2 images; 8 MiB of data follow them inside the gzip stream. The
+    // reader stops one byte past the declared content instead of inflating the rest.
+    TempDir tmp;
+    write_split(tmp.path, MnistSplit::Test, 2, true);
+    Bytes images = idx3(2);
+    images.resize(images.size() + (8u << 20), 0);
+    write_file(tmp.path / "t10k-images-idx3-ubyte.gz", gzip_stored(images));
+    EXPECT_BURN_ERROR(MnistDataset::test(tmp.path),
+                      "t10k-images-idx3-ubyte.gz': trailing data: more than 1584 bytes once "
+                      "decompressed, expected 1584 for 2 images of 28x28");
+}
+
 TEST(MnistDataset, TruncatedGzipFile) {
     TempDir tmp;
     write_split(tmp.path, MnistSplit::Train, 4, true);
     Bytes gz = gzip_stored(idx3(4));
     gz.resize(gz.size() / 2);
     write_file(tmp.path / "train-images-idx3-ubyte.gz", gz);
-    EXPECT_BURN_ERROR(MnistDataset::train(tmp.path),
-                      "train-images-idx3-ubyte.gz': corrupt or truncated gzip data (unexpected end of file)");
+    EXPECT_BURN_ERROR(
+        MnistDataset::train(tmp.path),
+        "train-images-idx3-ubyte.gz': corrupt or truncated gzip data (unexpected end of file)");
     // Only the checksum and size trailer cut off: gzread's soft error must be caught.
     gz = gzip_stored(idx3(4));
     gz.resize(gz.size() - 6);
     write_file(tmp.path / "train-images-idx3-ubyte.gz", gz);
-    EXPECT_BURN_ERROR(MnistDataset::train(tmp.path), "corrupt or truncated gzip data (unexpected end of file)");
+    EXPECT_BURN_ERROR(MnistDataset::train(tmp.path),
+                      "corrupt or truncated gzip data (unexpected end of file)");
     // A corrupted checksum.
     gz = gzip_stored(idx3(4));
     gz[gz.size() - 8] ^= 0xff;
@@ -268,8 +285,9 @@ TEST(MnistDataset, TruncatedGzipFile) {
     Bytes images = idx3(4);
     images.resize(images.size() - 784);
     write_file(tmp.path / "train-images-idx3-ubyte.gz", gzip_stored(images));
-    EXPECT_BURN_ERROR(MnistDataset::train(tmp.path),
-                      "train-images-idx3-ubyte.gz': truncated: 2368 bytes once decompressed, expected 3152");
+    EXPECT_BURN_ERROR(
+        MnistDataset::train(tmp.path),
+        "train-images-idx3-ubyte.gz': truncated: 2368 bytes once decompressed, expected 3152");
 }
 
 TEST(MnistDataset, WrongMagic) {
@@ -278,13 +296,16 @@ TEST(MnistDataset, WrongMagic) {
     const fs::path images = tmp.path / "train-images-idx3-ubyte";
     const fs::path labels = tmp.path / "train-labels-idx1-ubyte";
     // Swapped files.
-    EXPECT_BURN_ERROR(MnistDataset::from_files(labels, images),
-                      "not an IDX3 image file: magic number 2049, expected 2051 (this is an IDX1 label file)");
+    EXPECT_BURN_ERROR(
+        MnistDataset::from_files(labels, images),
+        "not an IDX3 image file: magic number 2049, expected 2051 (this is an IDX1 label file)");
     EXPECT_BURN_ERROR(MnistDataset::from_files(images, images),
                       "not an IDX1 label file: magic number 2051, expected 2049");
     // A foreign file.
-    write_file(tmp.path / "foreign", Bytes{'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l', 'd', '!', '!', '!', '!', '!'});
-    EXPECT_BURN_ERROR(MnistDataset::from_files(tmp.path / "foreign", labels), "foreign': not an IDX3 image file");
+    write_file(tmp.path / "foreign", Bytes{'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l', 'd',
+                                           '!', '!', '!', '!', '!'});
+    EXPECT_BURN_ERROR(MnistDataset::from_files(tmp.path / "foreign", labels),
+                      "foreign': not an IDX3 image file");
     // Big-endian magic written little-endian.
     write_file(images, idx3(3, 28, 28, 0x03080000));
     EXPECT_BURN_ERROR(MnistDataset::train(tmp.path), "magic number 50855936, expected 2051");
@@ -309,8 +330,9 @@ TEST(MnistDataset, LabelOutOfRange) {
     TempDir tmp;
     write_split(tmp.path, MnistSplit::Train, 3, false);
     write_file(tmp.path / "train-labels-idx1-ubyte", idx1({1, 10, 2}));
-    EXPECT_BURN_ERROR(MnistDataset::train(tmp.path),
-                      "train-labels-idx1-ubyte': label 10 of item 1 is out of range, expected 0..9");
+    EXPECT_BURN_ERROR(
+        MnistDataset::train(tmp.path),
+        "train-labels-idx1-ubyte': label 10 of item 1 is out of range, expected 0..9");
 }
 
 TEST(MnistDataset, ExplicitDirectoryMissingFiles) {
@@ -337,8 +359,9 @@ TEST(MnistDataset, LookupOrder) {
     EnvVar h("HOME", home.string());
     {
         EnvVar env("BURN_DATASET_DIR", root.string());
-        EXPECT_EQ(MnistDataset::search_dirs(MnistKind::Mnist),
-                  (std::vector<fs::path>{root / "mnist", home / ".cache" / "burn-dataset" / "mnist"}));
+        EXPECT_EQ(
+            MnistDataset::search_dirs(MnistKind::Mnist),
+            (std::vector<fs::path>{root / "mnist", home / ".cache" / "burn-dataset" / "mnist"}));
         EXPECT_EQ(MnistDataset::train().len(), 2u);  // $BURN_DATASET_DIR first
         EXPECT_EQ(MnistDataset::test().len(), 4u);   // not there: the cache
         EXPECT_EQ(MnistDataset::load(MnistKind::Mnist, MnistSplit::Train).len(), 2u);
@@ -366,9 +389,11 @@ TEST(MnistDataset, NotFoundListsPlaces) {
         EXPECT_BURN_ERROR(MnistDataset::train(), (tmp.path / "root" / "mnist").string());
         EXPECT_BURN_ERROR(MnistDataset::train(),
                           (tmp.path / "home" / ".cache" / "burn-dataset" / "mnist").string());
-        EXPECT_BURN_ERROR(MnistDataset::test(), "t10k-images-idx3-ubyte[.gz] and t10k-labels-idx1-ubyte[.gz]");
         EXPECT_BURN_ERROR(MnistDataset::test(),
-                          "https://storage.googleapis.com/cvdf-datasets/mnist/t10k-labels-idx1-ubyte.gz");
+                          "t10k-images-idx3-ubyte[.gz] and t10k-labels-idx1-ubyte[.gz]");
+        EXPECT_BURN_ERROR(
+            MnistDataset::test(),
+            "https://storage.googleapis.com/cvdf-datasets/mnist/t10k-labels-idx1-ubyte.gz");
     }
     EnvVar env("BURN_DATASET_DIR", std::nullopt);
     EXPECT_BURN_ERROR(MnistDataset::train(), "BURN_DATASET_DIR is not set");
@@ -395,7 +420,8 @@ TEST(MnistDataset, FashionLookup) {
     if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
         EXPECT_BURN_ERROR(MnistDataset::fashion_train(), "apt install fashion-mnist");
         EXPECT_BURN_ERROR(MnistDataset::fashion_train(),
-                          "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/train-images-idx3-ubyte.gz");
+                          "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/"
+                          "train-images-idx3-ubyte.gz");
     }
 }
 
@@ -474,7 +500,8 @@ std::vector<std::string> files_under(const fs::path& dir) {
 }
 
 const std::vector<std::string> ALL_GZ = {"t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz",
-                                         "train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"};
+                                         "train-images-idx3-ubyte.gz",
+                                         "train-labels-idx1-ubyte.gz"};
 
 // An environment with no dataset anywhere: HOME in `tmp`, no BURN_DATASET_DIR, downloads on,
 // MNIST served from `mirror`.
@@ -494,7 +521,8 @@ TEST(MnistDataset, DownloadUrlAndDir) {
     TempDir tmp;
     EnvVar url("BURN_MNIST_URL", std::nullopt);
     EnvVar fashion_url("BURN_FASHION_MNIST_URL", std::nullopt);
-    EXPECT_EQ(MnistDataset::download_url(MnistKind::Mnist), "https://storage.googleapis.com/cvdf-datasets/mnist/");
+    EXPECT_EQ(MnistDataset::download_url(MnistKind::Mnist),
+              "https://storage.googleapis.com/cvdf-datasets/mnist/");
     EXPECT_EQ(MnistDataset::download_url(MnistKind::Fashion),
               "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/");
     {
@@ -506,11 +534,13 @@ TEST(MnistDataset, DownloadUrlAndDir) {
     EnvVar h("HOME", (tmp.path / "home").string());
     {
         EnvVar r("BURN_DATASET_DIR", std::nullopt);
-        EXPECT_EQ(MnistDataset::download_dir(MnistKind::Mnist), tmp.path / "home" / ".cache" / "burn-dataset" / "mnist");
+        EXPECT_EQ(MnistDataset::download_dir(MnistKind::Mnist),
+                  tmp.path / "home" / ".cache" / "burn-dataset" / "mnist");
     }
     {
         EnvVar r("BURN_DATASET_DIR", (tmp.path / "root").string());
-        EXPECT_EQ(MnistDataset::download_dir(MnistKind::Fashion), tmp.path / "root" / "fashion-mnist");
+        EXPECT_EQ(MnistDataset::download_dir(MnistKind::Fashion),
+                  tmp.path / "root" / "fashion-mnist");
     }
     {
         EnvVar o("BURN_DATASET_OFFLINE", std::nullopt);
@@ -539,7 +569,8 @@ TEST(MnistDataset, DownloadsIntoCacheThenReusesIt) {
     EXPECT_EQ(files_under(cache), ALL_GZ);  // no temporary file left
     for (const auto& name : ALL_GZ) {
         std::ifstream a(mirror / name, std::ios::binary), b(cache / name, std::ios::binary);
-        const std::string x((std::istreambuf_iterator<char>(a)), {}), y((std::istreambuf_iterator<char>(b)), {});
+        const std::string x((std::istreambuf_iterator<char>(a)), {}),
+            y((std::istreambuf_iterator<char>(b)), {});
         EXPECT_EQ(x, y) << name;
     }
 
@@ -570,8 +601,9 @@ TEST(MnistDataset, DownloadOnlyMissingFiles) {
     // The train split is in the cache (plain files): test() only fetches the test files.
     write_split(cache, MnistSplit::Train, 8, false);
     expect_synthetic(MnistDataset::test(), 2);
-    EXPECT_EQ(files_under(cache), (std::vector<std::string>{"t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz",
-                                                            "train-images-idx3-ubyte", "train-labels-idx1-ubyte"}));
+    EXPECT_EQ(files_under(cache),
+              (std::vector<std::string>{"t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz",
+                                        "train-images-idx3-ubyte", "train-labels-idx1-ubyte"}));
     expect_synthetic(MnistDataset::train(), 8);
 }
 
@@ -584,7 +616,8 @@ TEST(MnistDataset, UnreachableUrl) {
           "file:///nonexistent/",
           "train-images-idx3-ubyte.gz: Couldn't read a file:// file", "Searched:", cache.c_str(),
           "BURN_DATASET_DIR is not set",
-          "Put train-images-idx3-ubyte[.gz] and train-labels-idx1-ubyte[.gz] in one of these directories",
+          "Put train-images-idx3-ubyte[.gz] and train-labels-idx1-ubyte[.gz] in one of these "
+          "directories",
           "download them from file:///nonexistent/train-images-idx3-ubyte.gz and",
           ", or set $BURN_MNIST_URL to a mirror holding them"})
         EXPECT_BURN_ERROR(MnistDataset::train(), needle);
@@ -603,14 +636,16 @@ TEST(MnistDataset, FailedDownloadKeepsCompleteFiles) {
     fs::remove(mirror / "t10k-labels-idx1-ubyte.gz");
     DownloadEnv env(tmp.path, file_url(mirror));
     const fs::path cache = tmp.path / "home" / ".cache" / "burn-dataset" / "mnist";
-    EXPECT_BURN_ERROR(MnistDataset::test(), "t10k-labels-idx1-ubyte.gz: Couldn't read a file:// file");
+    EXPECT_BURN_ERROR(MnistDataset::test(),
+                      "t10k-labels-idx1-ubyte.gz: Couldn't read a file:// file");
     // The file fetched before the failure stays (it is complete); no temporary file. The
     // requested split comes first, and the download stops at the first failure.
     EXPECT_EQ(files_under(cache), std::vector<std::string>{"t10k-images-idx3-ubyte.gz"});
     // train() fetches the train files, then fails on the test labels again: only a warning.
     expect_synthetic(MnistDataset::train(), 4);
-    EXPECT_EQ(files_under(cache), (std::vector<std::string>{"t10k-images-idx3-ubyte.gz", "train-images-idx3-ubyte.gz",
-                                                            "train-labels-idx1-ubyte.gz"}));
+    EXPECT_EQ(files_under(cache),
+              (std::vector<std::string>{"t10k-images-idx3-ubyte.gz", "train-images-idx3-ubyte.gz",
+                                        "train-labels-idx1-ubyte.gz"}));
     // Once the mirror has it, only the missing file is fetched.
     write_mirror(tmp.path / "mirror2", 4);
     EnvVar url("BURN_MNIST_URL", file_url(tmp.path / "mirror2"));
@@ -627,7 +662,8 @@ TEST(MnistDataset, CorruptDownloadIsRemoved) {
     DownloadEnv env(tmp.path, file_url(mirror));
     const fs::path cache = tmp.path / "home" / ".cache" / "burn-dataset" / "mnist";
     EXPECT_BURN_ERROR(MnistDataset::train(), "train-images-idx3-ubyte.gz': not an IDX3 image file");
-    EXPECT_BURN_ERROR(MnistDataset::train(), "(the files just downloaded from " + file_url(mirror) + "/ were removed)");
+    EXPECT_BURN_ERROR(MnistDataset::train(),
+                      "(the files just downloaded from " + file_url(mirror) + "/ were removed)");
     EXPECT_TRUE(files_under(cache).empty());
     write_mirror(mirror, 4);
     expect_synthetic(MnistDataset::train(), 4);
@@ -640,7 +676,8 @@ TEST(MnistDataset, OfflineDisablesDownloads) {
     DownloadEnv env(tmp.path, file_url(mirror));
     EnvVar offline("BURN_DATASET_OFFLINE", "1");
     EXPECT_BURN_ERROR(MnistDataset::train(), "(downloading is off: BURN_DATASET_OFFLINE is set)");
-    EXPECT_BURN_ERROR(MnistDataset::train(), "download them from " + file_url(mirror) + "/train-images-idx3-ubyte.gz");
+    EXPECT_BURN_ERROR(MnistDataset::train(),
+                      "download them from " + file_url(mirror) + "/train-images-idx3-ubyte.gz");
     EXPECT_TRUE(files_under(tmp.path / "home").empty());
     // An explicit download still works.
     EXPECT_EQ(MnistDataset::download(MnistKind::Mnist, tmp.path / "d"), tmp.path / "d");
@@ -657,7 +694,8 @@ TEST(MnistDataset, FashionDownload) {
     expect_synthetic(MnistDataset::test(tmp.path / "f"), 3);
     // The MNIST URL is not used for Fashion-MNIST.
     EnvVar bad("BURN_FASHION_MNIST_URL", "file:///nonexistent");
-    EXPECT_BURN_ERROR(MnistDataset::download(MnistKind::Fashion, tmp.path / "g"), "Fashion-MNIST: cannot download file:///nonexistent/");
+    EXPECT_BURN_ERROR(MnistDataset::download(MnistKind::Fashion, tmp.path / "g"),
+                      "Fashion-MNIST: cannot download file:///nonexistent/");
 }
 
 TEST(MnistDataset, BurnCacheLayout) {
@@ -671,7 +709,8 @@ TEST(MnistDataset, BurnCacheLayout) {
     expect_synthetic(MnistDataset::test(), 3);
     EXPECT_EQ(MnistDataset::train().images_path(), cache / "train" / "train-images-idx3-ubyte");
     // Fashion-MNIST has no such layout.
-    write_split(tmp.path / "home" / ".cache" / "burn-dataset" / "fashion-mnist" / "test", MnistSplit::Test, 3, false);
+    write_split(tmp.path / "home" / ".cache" / "burn-dataset" / "fashion-mnist" / "test",
+                MnistSplit::Test, 3, false);
     EnvVar offline("BURN_DATASET_OFFLINE", "1");
     if (!fs::exists("/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"))
         EXPECT_BURN_ERROR(MnistDataset::fashion_test(), "Fashion-MNIST test split not found");

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target for the binary record loaders: arbitrary bytes given to a recorder's
 // from_bytes must either decode or throw burn::Error; they must never crash, hang, read out of
-// bounds (ASan) or trigger undefined behaviour (UBSan). Built three times, once per loader
+// bounds (ASan) or trigger undefined behaviour (UBSan). Built four times, once per loader
 // (BURN_FUZZ_FORMAT = 0 NamedMpk, 1 Bin = BinBytesRecorder, 2 the gzip forms, whose first input
-// byte picks NamedMpkGz or BinGz). Run with tests/fuzz/run.sh.
-#include <burn/tensor/error.hpp>
+// byte picks NamedMpkGz or BinGz, 3 the JSON forms, whose first input byte picks
+// PrettyJsonFileRecorder or JsonGzFileRecorder). Run with tests/fuzz/run.sh.
 #include <burn/record/recorder.hpp>
-
+#include <burn/tensor/error.hpp>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <span>
 
 #ifndef BURN_FUZZ_FORMAT
-#error "define BURN_FUZZ_FORMAT (0 NamedMpk, 1 Bin, 2 gzip)"
+#error "define BURN_FUZZ_FORMAT (0 NamedMpk, 1 Bin, 2 gzip, 3 JSON)"
 #endif
 
 namespace {
@@ -35,6 +35,16 @@ void check(const R& recorder, std::span<const std::uint8_t> bytes) {
         std::abort();
     }
 }
+
+// The first input byte picks one of two recorders (even: `A`, odd: `B`); the rest is the data.
+template <class A, class B>
+void check_either(std::span<const std::uint8_t> bytes) {
+    if (bytes.empty()) return;
+    const bool first = (bytes[0] & 1) == 0;
+    bytes = bytes.subspan(1);
+    if (first) check(A{}, bytes);
+    else check(B{}, bytes);
+}
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -43,15 +53,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(NamedMpkFileRecorder<FullPrecisionSettings>{}, bytes);
 #elif BURN_FUZZ_FORMAT == 1
     check(BinBytesRecorder<FullPrecisionSettings>{}, bytes);
+#elif BURN_FUZZ_FORMAT == 2
+    check_either<NamedMpkGzFileRecorder<FullPrecisionSettings>,
+                 BinGzFileRecorder<FullPrecisionSettings>>(bytes);
 #else
-    if (bytes.empty()) return 0;
-    const bool mpk = (bytes[0] & 1) == 0;
-    bytes = bytes.subspan(1);
-    if (mpk) {
-        check(NamedMpkGzFileRecorder<FullPrecisionSettings>{}, bytes);
-    } else {
-        check(BinGzFileRecorder<FullPrecisionSettings>{}, bytes);
-    }
+    check_either<PrettyJsonFileRecorder<FullPrecisionSettings>,
+                 JsonGzFileRecorder<FullPrecisionSettings>>(bytes);
 #endif
     return 0;
 }

@@ -110,7 +110,9 @@ private:
                 T value{};
                 const char* first = text.data();
                 const char* last = text.data() + text.size();
-                if (!text.empty() && text.front() == '+') ++first;
+                // from_chars takes no '+': skip one, unless a sign follows ("+-5" is no number).
+                if (text.size() > 1 && text.front() == '+' && text[1] != '-' && text[1] != '+')
+                    ++first;
                 const auto [ptr, ec] = std::from_chars(first, last, value);
                 if (text.empty() || ec != std::errc{} || ptr != last)
                     fail(where, ": expected a number, got '", text, "'");

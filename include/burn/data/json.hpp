@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "burn/detail/json_limits.hpp"
+#include "burn/record/limits.hpp"
 
 namespace burn::data::detail {
 
@@ -40,7 +41,8 @@ struct JsonRows {
             ++line_no;
             if (line.find_first_not_of(" \t\r\n") == std::string::npos) continue;
             try {
-                ::burn::detail::check_json_text(line, "line");
+                ::burn::detail::check_json_text(line, "line", ::burn::detail::max_json_depth,
+                                                ::burn::record::read_limits().max_string_bytes);
                 const auto value = nlohmann::json::parse(line);
                 items.push_back(convert(value));
             } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace burn::detail {
@@ -16,8 +17,10 @@ namespace burn::detail {
 inline constexpr std::size_t max_json_depth = 512;
 
 /// Throws burn::Error "<context>: ..." when `text` nests arrays and objects deeper than
-/// `max_depth` or contains a NUL byte, naming the offset.
+/// `max_depth`, holds a string longer than `max_string` bytes (as written, escapes included) or
+/// contains a NUL byte, naming the offset.
 void check_json_text(std::string_view text, std::string_view context,
-                     std::size_t max_depth = max_json_depth);
+                     std::size_t max_depth = max_json_depth,
+                     std::uint64_t max_string = std::uint64_t(-1));
 
 }  // namespace burn::detail

@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "burn/record/limits.hpp"
 #include "burn/record/record.hpp"
 #include "burn/tensor/dtype.hpp"
 
@@ -74,7 +75,7 @@ enum class RecordFormat : std::uint8_t {
 
 /// What the (non-template) implementation needs to know about a recorder.
 struct RecorderSpec {
-    std::string_view recorder;   ///< class name without template arguments, for messages
+    std::string_view recorder;  ///< class name without template arguments, for messages
     RecordFormat format = RecordFormat::Bin;
     bool gzip = false;
     bool pretty = false;         ///< JSON: indented
@@ -82,7 +83,7 @@ struct RecorderSpec {
     std::string_view precision;  ///< the settings' name: "full", "half", "double"
     DType float_dtype = DType::F32;
     DType int_dtype = DType::I32;
-    int gzip_level = 6;          ///< zlib level 0..9 (gzip recorders only)
+    int gzip_level = 6;  ///< zlib level 0..9 (gzip recorders only)
 };
 
 namespace detail {
@@ -100,8 +101,8 @@ int checked_gzip_level(std::string_view recorder, int level);
 template <PrecisionSettings S>
 constexpr RecorderSpec make_spec(std::string_view recorder, RecordFormat format, bool gzip,
                                  bool pretty, std::string_view extension, int level = 6) {
-    return RecorderSpec{recorder,         format,        gzip,        pretty, extension,
-                        S::name,          S::float_dtype, S::int_dtype, level};
+    return RecorderSpec{recorder, format,         gzip,         pretty, extension,
+                        S::name,  S::float_dtype, S::int_dtype, level};
 }
 }  // namespace detail
 
@@ -186,9 +187,9 @@ template <PrecisionSettings S = FullPrecisionSettings>
 class BinGzFileRecorder : public FileRecorderBase<S> {
 public:
     explicit BinGzFileRecorder(int level = 6)
-        : FileRecorderBase<S>(detail::make_spec<S>(
-              "BinGzFileRecorder", RecordFormat::Bin, true, false, "bin.gz",
-              detail::checked_gzip_level("BinGzFileRecorder", level))) {}
+        : FileRecorderBase<S>(
+              detail::make_spec<S>("BinGzFileRecorder", RecordFormat::Bin, true, false, "bin.gz",
+                                   detail::checked_gzip_level("BinGzFileRecorder", level))) {}
 };
 
 /// JSON, gzip-compressed (.json.gz).
@@ -196,9 +197,9 @@ template <PrecisionSettings S = FullPrecisionSettings>
 class JsonGzFileRecorder : public FileRecorderBase<S> {
 public:
     explicit JsonGzFileRecorder(int level = 6)
-        : FileRecorderBase<S>(detail::make_spec<S>(
-              "JsonGzFileRecorder", RecordFormat::Json, true, false, "json.gz",
-              detail::checked_gzip_level("JsonGzFileRecorder", level))) {}
+        : FileRecorderBase<S>(
+              detail::make_spec<S>("JsonGzFileRecorder", RecordFormat::Json, true, false, "json.gz",
+                                   detail::checked_gzip_level("JsonGzFileRecorder", level))) {}
 };
 
 /// Indented JSON (.json), not compressed: for reading weights with a text editor. (Burn's book
@@ -238,9 +239,9 @@ concept BytesRecorder = requires(const R& r, const Record& rec, std::span<const 
 template <class R>
 concept FileRecorder = BytesRecorder<R> &&
     requires(const R& r, const Record& rec, const std::filesystem::path& p) {
-        { r.record(rec, p) } -> std::same_as<std::filesystem::path>;
-        { r.load(p) } -> std::same_as<Record>;
-        { r.file_extension() } -> std::convertible_to<std::string_view>;
-    };
+    { r.record(rec, p) } -> std::same_as<std::filesystem::path>;
+    { r.load(p) } -> std::same_as<Record>;
+    { r.file_extension() } -> std::convertible_to<std::string_view>;
+};
 
 }  // namespace burn::record

@@ -91,6 +91,10 @@ template <class... Args>
     fail_with({ErrorArg(args)...});
 }
 
+/// Throws burn::Error "use of a moved-from tensor in <function>" (`function_name`: the op's
+/// name, or the name of the function that used the tensor).
+[[noreturn, gnu::cold]] void fail_moved_from(const char* function_name);
+
 }  // namespace detail
 
 /// Throws burn::Error built from the streamed arguments when `cond` is false.

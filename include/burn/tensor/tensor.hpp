@@ -103,9 +103,33 @@ public:
                    Ops::shape(prim_).rank(), ", expected ", D);
     }
     static Tensor from_primitive(Primitive p) { return Tensor(std::move(p)); }
-    const Primitive& primitive() const& { return prim_; }
-    Primitive into_primitive() && { return std::move(prim_); }
-    Primitive into_primitive() const& { return prim_; }
+    /// The backend primitive. Throws `burn::Error` on a moved-from tensor, naming the caller
+    /// (`where`: filled in with the calling function's name).
+    const Primitive& primitive(const char* where = __builtin_FUNCTION()) const& {
+        return prim(where);
+    }
+    Primitive into_primitive(const char* where = __builtin_FUNCTION()) && { return take(where); }
+    Primitive into_primitive(const char* where = __builtin_FUNCTION()) const& {
+        return prim(where);
+    }
+
+    // Copies share the primitive (a reference count). A moved-from tensor is marked, and any
+    // later use of it throws burn::Error ("use of a moved-from tensor in <op>") instead of
+    // handing the backend an empty primitive; assigning a new value to it makes it usable again.
+    Tensor(const Tensor&) = default;
+    Tensor& operator=(const Tensor&) = default;
+    Tensor(Tensor&& other) noexcept : prim_(std::move(other.prim_)), moved_(other.moved_) {
+        other.moved_ = true;
+    }
+    Tensor& operator=(Tensor&& other) noexcept {
+        if (this != &other) {
+            prim_ = std::move(other.prim_);
+            moved_ = other.moved_;
+            other.moved_ = true;
+        }
+        return *this;
+    }
+    ~Tensor() = default;
 
     /// Uninitialised values.
     static Tensor empty(const Shape& shape, const Device& device = {}) {
@@ -252,7 +276,7 @@ public:
     }
 
     // ------------------------------------------------------------------ metadata and data
-    Shape shape() const { return Ops::shape(prim_); }
+    Shape shape(const char* where = __builtin_FUNCTION()) const { return Ops::shape(prim(where)); }
     std::array<std::size_t, D> dims() const {
         std::array<std::size_t, D> a{};
         const Shape s = shape();
@@ -260,18 +284,20 @@ public:
         return a;
     }
     std::size_t num_elements() const { return shape().num_elements(); }
-    Device device() const { return Ops::device(prim_); }
+    Device device(const char* where = __builtin_FUNCTION()) const {
+        return Ops::device(prim(where));
+    }
     /// The element type: the backend's type of the kind, or QInt8 for a quantized float tensor.
     DType dtype() const {
         if constexpr (std::same_as<K, Float>)
-            if (B::float_is_quantized(prim_)) return DType::QInt8;
+            if (B::float_is_quantized(prim())) return DType::QInt8;
         return kind_dtype<B, K>();
     }
-    Tensor to_device(const Device& device) const { return Tensor(Ops::to_device(prim_, device)); }
+    Tensor to_device(const Device& device) const { return Tensor(Ops::to_device(prim(), device)); }
 
-    TensorData to_data() const { return Ops::into_data(prim_); }
-    TensorData into_data() && { return Ops::into_data(std::move(prim_)); }
-    TensorData into_data() const& { return Ops::into_data(prim_); }
+    TensorData to_data() const { return Ops::into_data(prim()); }
+    TensorData into_data() && { return Ops::into_data(take()); }
+    TensorData into_data() const& { return Ops::into_data(prim()); }
     /// The single value of a one-element tensor (PyTorch's item()).
     Elem into_scalar() const {
         BURN_CHECK(num_elements() == 1, "Tensor::into_scalar: tensor of shape ", shape(), " has ",
@@ -301,7 +327,7 @@ public:
         BURN_CHECK(s.num_elements() == num_elements(), "Tensor::reshape: cannot reshape ", shape(),
                    " (", num_elements(), " elements) into ", s, " (", s.num_elements(),
                    " elements)");
-        return Tensor<B, D2, K>(Ops::reshape(prim_, s));
+        return Tensor<B, D2, K>(Ops::reshape(prim(), s));
     }
     template <std::size_t D2>
     Tensor<B, D2, K> reshape(std::span<const std::int64_t> dims) const {
@@ -349,7 +375,7 @@ public:
         for (std::size_t i = s; i <= e; ++i) m *= in[i];
         out.push_back(m);
         for (std::size_t i = e + 1; i < D; ++i) out.push_back(in[i]);
-        return Tensor<B, D2, K>(Ops::reshape(prim_, out));
+        return Tensor<B, D2, K>(Ops::reshape(prim(), out));
     }
     /// Removes `dim`, which must have size 1.
     template <std::size_t D2 = D - 1>
@@ -362,7 +388,7 @@ public:
         Shape out;
         for (std::size_t i = 0; i < D; ++i)
             if (i != d) out.push_back(in[i]);
-        return Tensor<B, D2, K>(Ops::reshape(prim_, out));
+        return Tensor<B, D2, K>(Ops::reshape(prim(), out));
     }
     /// Removes the given size-1 dims (all size-1 dims when `dims` is empty).
     template <std::size_t D2>
@@ -384,7 +410,7 @@ public:
             if (!drop[i]) out.push_back(in[i]);
         BURN_CHECK(out.rank() == D2, "Tensor::squeeze_dims: result ", out, " does not have rank ",
                    D2);
-        return Tensor<B, D2, K>(Ops::reshape(prim_, out));
+        return Tensor<B, D2, K>(Ops::reshape(prim(), out));
     }
     /// Adds leading size-1 dims up to rank D2.
     template <std::size_t D2 = D + 1>
@@ -394,7 +420,7 @@ public:
         Shape out;
         for (std::size_t i = 0; i < D2 - D; ++i) out.push_back(1);
         for (auto v : in) out.push_back(v);
-        return Tensor<B, D2, K>(Ops::reshape(prim_, out));
+        return Tensor<B, D2, K>(Ops::reshape(prim(), out));
     }
     /// Inserts a size-1 dim at `dim` (0..=D; negative counts from the end of the result).
     template <std::size_t D2 = D + 1>
@@ -412,7 +438,7 @@ public:
             out.push_back(in[i]);
         }
         if (d == D) out.push_back(1);
-        return Tensor<B, D2, K>(Ops::reshape(prim_, out));
+        return Tensor<B, D2, K>(Ops::reshape(prim(), out));
     }
     /// Reorders the dims: result dim i is input dim axes[i] (negative axes allowed).
     Tensor permute(const std::array<std::int64_t, D>& axes) const {
@@ -423,7 +449,7 @@ public:
             BURN_CHECK(!seen[a[i]], "Tensor::permute: axis ", a[i], " appears twice");
             seen[a[i]] = true;
         }
-        return Tensor(Ops::permute(prim_, std::span<const std::size_t>(a)));
+        return Tensor(Ops::permute(prim(), std::span<const std::size_t>(a)));
     }
     /// Moves dim `src` to position `dst`, keeping the others in order.
     Tensor movedim(std::int64_t src, std::int64_t dst) const {
@@ -440,7 +466,7 @@ public:
     Tensor swap_dims(std::int64_t dim1, std::int64_t dim2) const {
         const std::size_t a = detail::norm_dim(dim1, D, "Tensor::swap_dims");
         const std::size_t b = detail::norm_dim(dim2, D, "Tensor::swap_dims");
-        return Tensor(Ops::swap_dims(prim_, a, b));
+        return Tensor(Ops::swap_dims(prim(), a, b));
     }
     /// Swaps the last two dims (a no-op for rank 1).
     Tensor transpose() const {
@@ -459,7 +485,7 @@ public:
                        " appears twice");
             a.push_back(d);
         }
-        return Tensor(Ops::flip(prim_, std::span<const std::size_t>(a)));
+        return Tensor(Ops::flip(prim(), std::span<const std::size_t>(a)));
     }
     /// Broadcasts to `shape` (rank D2 >= D; size-1 dims grow; -1 keeps a dim) without copying.
     template <std::size_t D2>
@@ -489,7 +515,7 @@ public:
                 out[i] = static_cast<std::size_t>(v);
             }
         }
-        return Tensor<B, D2, K>(Ops::expand(prim_, out));
+        return Tensor<B, D2, K>(Ops::expand(prim(), out));
     }
     template <std::size_t D2>
     Tensor<B, D2, K> expand(const Shape& s) const {
@@ -507,7 +533,7 @@ public:
     }
     Tensor repeat_dim(std::int64_t dim, std::size_t times) const {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::repeat_dim");
-        return Tensor(Ops::repeat_dim(prim_, d, times));
+        return Tensor(Ops::repeat_dim(prim(), d, times));
     }
     /// Elements [start, start + length) along `dim`.
     Tensor narrow(std::int64_t dim, std::size_t start, std::size_t length) const {
@@ -518,7 +544,7 @@ public:
         std::vector<SliceRange> r(d + 1);
         for (std::size_t i = 0; i < d; ++i) r[i] = {0, s[i], 1};
         r[d] = {start, length, 1};
-        return Tensor(Ops::slice(prim_, std::span<const SliceRange>(r)));
+        return Tensor(Ops::slice(prim(), std::span<const SliceRange>(r)));
     }
     /// Splits into `chunks` pieces along `dim` (the last may be smaller; fewer pieces when the
     /// dim is too small), as torch.chunk.
@@ -551,7 +577,7 @@ public:
     }
     Tensor slice(const std::vector<Slice>& ranges) const {
         auto r = detail::resolve_slices(shape(), ranges, "Tensor::slice");
-        return Tensor(Ops::slice(prim_, std::span<const SliceRange>(r)));
+        return Tensor(Ops::slice(prim(), std::span<const SliceRange>(r)));
     }
     /// Writes `values` (the sliced shape) into the region; returns the updated tensor.
     Tensor slice_assign(std::initializer_list<Slice> ranges, Tensor values) const& {
@@ -571,8 +597,7 @@ public:
         BURN_CHECK(values.shape() == region, "Tensor::slice_assign: values have shape ",
                    values.shape(), " but the sliced region of ", s, " has shape ", region);
         check_device(values, "Tensor::slice_assign");
-        return Tensor(Ops::slice_assign(std::move(prim_), std::span<const SliceRange>(r),
-                                        std::move(values.prim_)));
+        return Tensor(Ops::slice_assign(take(), std::span<const SliceRange>(r), values.take()));
     }
     /// Concatenates along `dim`; all shapes must agree elsewhere.
     static Tensor cat(std::vector<Tensor> tensors, std::int64_t dim) {
@@ -588,7 +613,7 @@ public:
                 BURN_CHECK(i == d || s[i] == s0[i], "Tensor::cat: shapes ",
                            detail::shapes_string(s0, s), " differ outside dim ", d);
             BURN_CHECK(t.device() == dev, "Tensor::cat: tensors are on different devices");
-            prims.push_back(std::move(t.prim_));
+            prims.push_back(t.take());
         }
         if (prims.size() == 1) return Tensor(std::move(prims[0]));
         return Tensor(Ops::cat(std::move(prims), d));
@@ -642,25 +667,25 @@ public:
         return Tensor<B, D, Bool>(Ops::not_equal(a, b));
     }
     /// True when every element is non-zero / true (rank-1 tensor of one element).
-    Tensor<B, 1, Bool> all() const { return Tensor<B, 1, Bool>(B::bool_all(Ops::to_bool(prim_))); }
-    Tensor<B, 1, Bool> any() const { return Tensor<B, 1, Bool>(B::bool_any(Ops::to_bool(prim_))); }
+    Tensor<B, 1, Bool> all() const { return Tensor<B, 1, Bool>(B::bool_all(Ops::to_bool(prim()))); }
+    Tensor<B, 1, Bool> any() const { return Tensor<B, 1, Bool>(B::bool_any(Ops::to_bool(prim()))); }
     /// Along `dim`, kept with size 1.
     Tensor<B, D, Bool> all_dim(std::int64_t dim) const {
         return Tensor<B, D, Bool>(
-            B::bool_all_dim(Ops::to_bool(prim_), detail::norm_dim(dim, D, "Tensor::all_dim")));
+            B::bool_all_dim(Ops::to_bool(prim()), detail::norm_dim(dim, D, "Tensor::all_dim")));
     }
     Tensor<B, D, Bool> any_dim(std::int64_t dim) const {
         return Tensor<B, D, Bool>(
-            B::bool_any_dim(Ops::to_bool(prim_), detail::norm_dim(dim, D, "Tensor::any_dim")));
+            B::bool_any_dim(Ops::to_bool(prim()), detail::norm_dim(dim, D, "Tensor::any_dim")));
     }
 
     // ------------------------------------------------------------------ kind conversions
     /// To Float (Burn's `.float()`).
-    Tensor<B, D, Float> into_float() const { return Tensor<B, D, Float>(Ops::to_float(prim_)); }
+    Tensor<B, D, Float> into_float() const { return Tensor<B, D, Float>(Ops::to_float(prim())); }
     /// To Int (Burn's `.int()`); floats truncate toward zero.
-    Tensor<B, D, Int> into_int() const { return Tensor<B, D, Int>(Ops::to_int(prim_)); }
+    Tensor<B, D, Int> into_int() const { return Tensor<B, D, Int>(Ops::to_int(prim())); }
     /// To Bool (Burn's `.bool()`): non-zero is true.
-    Tensor<B, D, Bool> into_bool() const { return Tensor<B, D, Bool>(Ops::to_bool(prim_)); }
+    Tensor<B, D, Bool> into_bool() const { return Tensor<B, D, Bool>(Ops::to_bool(prim())); }
 
     // ------------------------------------------------------------------ numeric ops
     Tensor add(Tensor other) const& requires NumericKind<K> {
@@ -668,21 +693,21 @@ public:
     }
     Tensor add(Tensor other) && requires NumericKind<K> {
         check_broadcast(other, "Tensor::add");
-        return Tensor(Ops::add(std::move(prim_), std::move(other.prim_)));
+        return Tensor(Ops::add(take(), other.take()));
     }
     Tensor sub(Tensor other) const& requires NumericKind<K> {
         return Tensor(*this).sub(std::move(other));
     }
     Tensor sub(Tensor other) && requires NumericKind<K> {
         check_broadcast(other, "Tensor::sub");
-        return Tensor(Ops::sub(std::move(prim_), std::move(other.prim_)));
+        return Tensor(Ops::sub(take(), other.take()));
     }
     Tensor mul(Tensor other) const& requires NumericKind<K> {
         return Tensor(*this).mul(std::move(other));
     }
     Tensor mul(Tensor other) && requires NumericKind<K> {
         check_broadcast(other, "Tensor::mul");
-        return Tensor(Ops::mul(std::move(prim_), std::move(other.prim_)));
+        return Tensor(Ops::mul(take(), other.take()));
     }
     /// Float: true division. Int: truncating division (throws on division by zero).
     Tensor div(Tensor other) const& requires NumericKind<K> {
@@ -690,7 +715,7 @@ public:
     }
     Tensor div(Tensor other) && requires NumericKind<K> {
         check_broadcast(other, "Tensor::div");
-        return Tensor(Ops::div(std::move(prim_), std::move(other.prim_)));
+        return Tensor(Ops::div(take(), other.take()));
     }
     /// Remainder with the sign of the divisor (torch.remainder, Python's %).
     Tensor rem(Tensor other) const& requires NumericKind<K> {
@@ -698,7 +723,7 @@ public:
     }
     Tensor rem(Tensor other) && requires NumericKind<K> {
         check_broadcast(other, "Tensor::rem");
-        return Tensor(Ops::remainder(std::move(prim_), std::move(other.prim_)));
+        return Tensor(Ops::remainder(take(), other.take()));
     }
     template <Scalar S>
     Tensor add_scalar(S s) const& requires NumericKind<K> {
@@ -706,7 +731,7 @@ public:
     }
     template <Scalar S>
         Tensor add_scalar(S s) && requires NumericKind<K> {
-        return Tensor(Ops::add_scalar(std::move(prim_), sc(s)));
+        return Tensor(Ops::add_scalar(take(), sc(s)));
     }
     template <Scalar S>
     Tensor sub_scalar(S s) const& requires NumericKind<K> {
@@ -714,7 +739,7 @@ public:
     }
     template <Scalar S>
         Tensor sub_scalar(S s) && requires NumericKind<K> {
-        return Tensor(Ops::sub_scalar(std::move(prim_), sc(s)));
+        return Tensor(Ops::sub_scalar(take(), sc(s)));
     }
     template <Scalar S>
     Tensor mul_scalar(S s) const& requires NumericKind<K> {
@@ -722,7 +747,7 @@ public:
     }
     template <Scalar S>
         Tensor mul_scalar(S s) && requires NumericKind<K> {
-        return Tensor(Ops::mul_scalar(std::move(prim_), sc(s)));
+        return Tensor(Ops::mul_scalar(take(), sc(s)));
     }
     template <Scalar S>
     Tensor div_scalar(S s) const& requires NumericKind<K> {
@@ -730,7 +755,7 @@ public:
     }
     template <Scalar S>
         Tensor div_scalar(S s) && requires NumericKind<K> {
-        return Tensor(Ops::div_scalar(std::move(prim_), sc(s)));
+        return Tensor(Ops::div_scalar(take(), sc(s)));
     }
     template <Scalar S>
     Tensor rem_scalar(S s) const& requires NumericKind<K> {
@@ -738,23 +763,23 @@ public:
     }
     template <Scalar S>
         Tensor rem_scalar(S s) && requires NumericKind<K> {
-        return Tensor(Ops::remainder_scalar(std::move(prim_), sc(s)));
+        return Tensor(Ops::remainder_scalar(take(), sc(s)));
     }
     Tensor neg() const& requires NumericKind<K> { return Tensor(*this).neg(); }
-    Tensor neg() && requires NumericKind<K> { return Tensor(Ops::neg(std::move(prim_))); }
+    Tensor neg() && requires NumericKind<K> { return Tensor(Ops::neg(take())); }
     Tensor abs() const& requires NumericKind<K> { return Tensor(*this).abs(); }
-    Tensor abs() && requires NumericKind<K> { return Tensor(Ops::abs(std::move(prim_))); }
+    Tensor abs() && requires NumericKind<K> { return Tensor(Ops::abs(take())); }
     /// -1, 0 or 1 (NaN stays NaN).
     Tensor sign() const& requires NumericKind<K> { return Tensor(*this).sign(); }
-    Tensor sign() && requires NumericKind<K> { return Tensor(Ops::sign(std::move(prim_))); }
+    Tensor sign() && requires NumericKind<K> { return Tensor(Ops::sign(take())); }
     /// Element-wise maximum / minimum (NaN propagates, as torch.maximum).
     Tensor max_pair(Tensor other) const requires NumericKind<K> {
         check_broadcast(other, "Tensor::max_pair");
-        return Tensor(Ops::max_pair(prim_, std::move(other.prim_)));
+        return Tensor(Ops::max_pair(prim(), other.take()));
     }
     Tensor min_pair(Tensor other) const requires NumericKind<K> {
         check_broadcast(other, "Tensor::min_pair");
-        return Tensor(Ops::min_pair(prim_, std::move(other.prim_)));
+        return Tensor(Ops::min_pair(prim(), other.take()));
     }
     template <Scalar S>
     Tensor clamp(S min, S max) const& requires NumericKind<K> {
@@ -764,7 +789,7 @@ public:
         Tensor clamp(S min, S max) && requires NumericKind<K> {
         BURN_CHECK(!(static_cast<double>(min) > static_cast<double>(max)), "Tensor::clamp: min ",
                    min, " is greater than max ", max);
-        return Tensor(Ops::clamp(std::move(prim_), sc(min), sc(max)));
+        return Tensor(Ops::clamp(take(), sc(min), sc(max)));
     }
     template <Scalar S>
     Tensor clamp_min(S min) const& requires NumericKind<K> {
@@ -772,7 +797,7 @@ public:
     }
     template <Scalar S>
         Tensor clamp_min(S min) && requires NumericKind<K> {
-        return Tensor(Ops::clamp_min(std::move(prim_), sc(min)));
+        return Tensor(Ops::clamp_min(take(), sc(min)));
     }
     template <Scalar S>
     Tensor clamp_max(S max) const& requires NumericKind<K> {
@@ -780,7 +805,7 @@ public:
     }
     template <Scalar S>
         Tensor clamp_max(S max) && requires NumericKind<K> {
-        return Tensor(Ops::clamp_max(std::move(prim_), sc(max)));
+        return Tensor(Ops::clamp_max(take(), sc(max)));
     }
 
 #define BURN_CMP(NAME)                                                           \
@@ -790,7 +815,7 @@ public:
     }                                                                            \
     template <Scalar S>                                                          \
     Tensor<B, D, Bool> NAME##_elem(S s) const requires NumericKind<K> {          \
-        return Tensor<B, D, Bool>(Ops::NAME##_elem(prim_, sc(s)));               \
+        return Tensor<B, D, Bool>(Ops::NAME##_elem(prim(), sc(s)));              \
     }
     BURN_CMP(greater)
     BURN_CMP(greater_equal)
@@ -799,16 +824,18 @@ public:
 #undef BURN_CMP
     template <Scalar S>
     Tensor<B, D, Bool> equal_elem(S s) const requires NumericKind<K> {
-        return Tensor<B, D, Bool>(Ops::equal_elem(prim_, sc(s)));
+        return Tensor<B, D, Bool>(Ops::equal_elem(prim(), sc(s)));
     }
     template <Scalar S>
     Tensor<B, D, Bool> not_equal_elem(S s) const requires NumericKind<K> {
-        return Tensor<B, D, Bool>(Ops::not_equal_elem(prim_, sc(s)));
+        return Tensor<B, D, Bool>(Ops::not_equal_elem(prim(), sc(s)));
     }
 
     // reductions
     /// Sum of all elements, as a rank-1 tensor of one element.
-    Tensor<B, 1, K> sum() const requires NumericKind<K> { return Tensor<B, 1, K>(Ops::sum(prim_)); }
+    Tensor<B, 1, K> sum() const requires NumericKind<K> {
+        return Tensor<B, 1, K>(Ops::sum(prim()));
+    }
     /// Mean of all elements (integer division for Int).
     Tensor<B, 1, K> mean() const requires NumericKind<K> {
         const auto n = num_elements();
@@ -816,7 +843,7 @@ public:
         else return sum().div_scalar(static_cast<std::int64_t>(std::max<std::size_t>(n, 1)));
     }
     Tensor<B, 1, K> prod() const requires NumericKind<K> {
-        return Tensor<B, 1, K>(Ops::prod(prim_));
+        return Tensor<B, 1, K>(Ops::prod(prim()));
     }
     /// Maximum of all elements. With gradients, tied maxima share the gradient equally (as
     /// torch.max()); max_dim gives it to the element its index names.
@@ -830,74 +857,74 @@ public:
     }
     /// Reductions along `dim`, which is kept with size 1 (keepdim=True in PyTorch).
     Tensor sum_dim(std::int64_t dim) const requires NumericKind<K> {
-        return Tensor(Ops::sum_dim(prim_, detail::norm_dim(dim, D, "Tensor::sum_dim")));
+        return Tensor(Ops::sum_dim(prim(), detail::norm_dim(dim, D, "Tensor::sum_dim")));
     }
     Tensor mean_dim(std::int64_t dim) const requires NumericKind<K> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::mean_dim");
         if constexpr (std::same_as<K, Int>)
             BURN_CHECK(shape()[d] > 0, "Tensor::mean_dim: cannot take the mean of an empty integer",
                        " dimension (dim ", d, " of shape ", shape(), ")");
-        return Tensor(Ops::mean_dim(prim_, d));
+        return Tensor(Ops::mean_dim(prim(), d));
     }
     Tensor prod_dim(std::int64_t dim) const requires NumericKind<K> {
-        return Tensor(Ops::prod_dim(prim_, detail::norm_dim(dim, D, "Tensor::prod_dim")));
+        return Tensor(Ops::prod_dim(prim(), detail::norm_dim(dim, D, "Tensor::prod_dim")));
     }
     Tensor max_dim(std::int64_t dim) const requires NumericKind<K> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::max_dim");
         check_nonempty_dim(d, "Tensor::max_dim");
-        return Tensor(Ops::max_dim(prim_, d));
+        return Tensor(Ops::max_dim(prim(), d));
     }
     Tensor min_dim(std::int64_t dim) const requires NumericKind<K> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::min_dim");
         check_nonempty_dim(d, "Tensor::min_dim");
-        return Tensor(Ops::min_dim(prim_, d));
+        return Tensor(Ops::min_dim(prim(), d));
     }
     std::pair<Tensor, Tensor<B, D, Int>> max_dim_with_indices(std::int64_t dim) const requires
         NumericKind<K> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::max_dim_with_indices");
         check_nonempty_dim(d, "Tensor::max_dim_with_indices");
-        auto [v, i] = Ops::max_dim_with_indices(prim_, d);
+        auto [v, i] = Ops::max_dim_with_indices(prim(), d);
         return {Tensor(std::move(v)), Tensor<B, D, Int>(std::move(i))};
     }
     std::pair<Tensor, Tensor<B, D, Int>> min_dim_with_indices(std::int64_t dim) const requires
         NumericKind<K> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::min_dim_with_indices");
         check_nonempty_dim(d, "Tensor::min_dim_with_indices");
-        auto [v, i] = Ops::min_dim_with_indices(prim_, d);
+        auto [v, i] = Ops::min_dim_with_indices(prim(), d);
         return {Tensor(std::move(v)), Tensor<B, D, Int>(std::move(i))};
     }
     /// Index of the maximum along `dim` (kept with size 1); first occurrence wins.
     Tensor<B, D, Int> argmax(std::int64_t dim) const requires NumericKind<K> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::argmax");
         check_nonempty_dim(d, "Tensor::argmax");
-        return Tensor<B, D, Int>(Ops::argmax(prim_, d));
+        return Tensor<B, D, Int>(Ops::argmax(prim(), d));
     }
     Tensor<B, D, Int> argmin(std::int64_t dim) const requires NumericKind<K> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::argmin");
         check_nonempty_dim(d, "Tensor::argmin");
-        return Tensor<B, D, Int>(Ops::argmin(prim_, d));
+        return Tensor<B, D, Int>(Ops::argmin(prim(), d));
     }
 
     // cumulative ops: same shape as self, element i along `dim` combines elements 0..i
     /// Running sum along `dim` (torch.cumsum). Float tensors of f32 accumulate in f64 on the CPU
     /// backend, as PyTorch's CPU kernel; Int tensors keep their element type and wrap on overflow.
     Tensor cumsum(std::int64_t dim) const requires NumericKind<K> {
-        return Tensor(Ops::cumsum(prim_, detail::norm_dim(dim, D, "Tensor::cumsum")));
+        return Tensor(Ops::cumsum(prim(), detail::norm_dim(dim, D, "Tensor::cumsum")));
     }
     /// Running product along `dim` (torch.cumprod); accumulation as cumsum. Its gradient is exact
     /// for inputs holding zeros.
     Tensor cumprod(std::int64_t dim) const requires NumericKind<K> {
-        return Tensor(Ops::cumprod(prim_, detail::norm_dim(dim, D, "Tensor::cumprod")));
+        return Tensor(Ops::cumprod(prim(), detail::norm_dim(dim, D, "Tensor::cumprod")));
     }
     /// Running minimum along `dim` (the values of torch.cummin). NaN propagates: every value
     /// after the first NaN of a lane is NaN. The gradient of each output goes to the element that
     /// holds its value, the latest one when equal values repeat (as PyTorch).
     Tensor cummin(std::int64_t dim) const requires NumericKind<K> {
-        return Tensor(Ops::cummin(prim_, detail::norm_dim(dim, D, "Tensor::cummin")));
+        return Tensor(Ops::cummin(prim(), detail::norm_dim(dim, D, "Tensor::cummin")));
     }
     /// Running maximum along `dim` (the values of torch.cummax); NaN and gradients as cummin.
     Tensor cummax(std::int64_t dim) const requires NumericKind<K> {
-        return Tensor(Ops::cummax(prim_, detail::norm_dim(dim, D, "Tensor::cummax")));
+        return Tensor(Ops::cummax(prim(), detail::norm_dim(dim, D, "Tensor::cummax")));
     }
 
     // indexing
@@ -909,7 +936,7 @@ public:
         for (std::size_t i = 0; i < D; ++i)
             BURN_CHECK(i == d || is[i] <= s[i], "Tensor::gather: indices of shape ", is,
                        " exceed the tensor of shape ", s, " at dim ", i);
-        return Tensor(Ops::gather(d, prim_, indices.primitive()));
+        return Tensor(Ops::gather(d, prim(), indices.primitive()));
     }
     /// Adds `values` at `indices` along `dim` (torch.scatter_add, as Burn's scatter).
     Tensor scatter(std::int64_t dim, const Tensor<B, D, Int>& indices,
@@ -926,14 +953,13 @@ public:
             BURN_CHECK(i == d || is[i] <= s[i], "Tensor::scatter: indices of shape ", is,
                        " exceed the tensor of shape ", s, " at dim ", i);
         }
-        return Tensor(
-            Ops::scatter(d, std::move(prim_), indices.primitive(), std::move(values.prim_)));
+        return Tensor(Ops::scatter(d, take(), indices.primitive(), values.take()));
     }
     /// The slices at `indices` along `dim` (torch.index_select).
     Tensor select(std::int64_t dim,
                   const Tensor<B, 1, Int>& indices) const requires NumericKind<K> {
         const std::size_t d = detail::norm_dim(dim, D, "Tensor::select");
-        return Tensor(Ops::select(prim_, d, indices.primitive()));
+        return Tensor(Ops::select(prim(), d, indices.primitive()));
     }
     /// Adds `values` into the slices at `indices` along `dim` (torch.index_add).
     Tensor select_assign(std::int64_t dim, const Tensor<B, 1, Int>& indices,
@@ -947,8 +973,7 @@ public:
         expect[d] = indices.shape()[0];
         BURN_CHECK(values.shape() == expect, "Tensor::select_assign: values have shape ",
                    values.shape(), ", expected ", expect);
-        return Tensor(
-            Ops::select_assign(std::move(prim_), d, indices.primitive(), std::move(values.prim_)));
+        return Tensor(Ops::select_assign(take(), d, indices.primitive(), values.take()));
     }
     /// Where `mask` is true take `value`, else keep self (torch.where(mask, value, self)).
     Tensor mask_where(const Tensor<B, D, Bool>& mask, Tensor value) const& requires NumericKind<K> {
@@ -958,7 +983,7 @@ public:
         const Shape s = shape();
         check_broadcast_into(mask.shape(), s, "Tensor::mask_where", "mask");
         check_broadcast_into(value.shape(), s, "Tensor::mask_where", "value");
-        return Tensor(Ops::mask_where(std::move(prim_), mask.primitive(), std::move(value.prim_)));
+        return Tensor(Ops::mask_where(take(), mask.primitive(), value.take()));
     }
     template <class S>
     requires Scalar<S> Tensor mask_fill(const Tensor<B, D, Bool>& mask, S value)
@@ -967,35 +992,35 @@ public:
     requires Scalar<S> Tensor mask_fill(const Tensor<B, D, Bool>& mask,
                                         S value) && requires NumericKind<K> {
         check_broadcast_into(mask.shape(), shape(), "Tensor::mask_fill", "mask");
-        return Tensor(Ops::mask_fill(std::move(prim_), mask.primitive(), sc(value)));
+        return Tensor(Ops::mask_fill(take(), mask.primitive(), sc(value)));
     }
 
     // sorting
     Tensor sort(std::int64_t dim) const requires NumericKind<K> {
-        return Tensor(Ops::sort(prim_, detail::norm_dim(dim, D, "Tensor::sort"), false));
+        return Tensor(Ops::sort(prim(), detail::norm_dim(dim, D, "Tensor::sort"), false));
     }
     Tensor sort_descending(std::int64_t dim) const requires NumericKind<K> {
-        return Tensor(Ops::sort(prim_, detail::norm_dim(dim, D, "Tensor::sort_descending"), true));
+        return Tensor(Ops::sort(prim(), detail::norm_dim(dim, D, "Tensor::sort_descending"), true));
     }
     std::pair<Tensor, Tensor<B, D, Int>> sort_with_indices(std::int64_t dim) const requires
         NumericKind<K> {
         auto [v, i] =
-            Ops::sort_with_indices(prim_, detail::norm_dim(dim, D, "Tensor::sort"), false);
+            Ops::sort_with_indices(prim(), detail::norm_dim(dim, D, "Tensor::sort"), false);
         return {Tensor(std::move(v)), Tensor<B, D, Int>(std::move(i))};
     }
     std::pair<Tensor, Tensor<B, D, Int>> sort_descending_with_indices(
         std::int64_t dim) const requires NumericKind<K> {
         auto [v, i] = Ops::sort_with_indices(
-            prim_, detail::norm_dim(dim, D, "Tensor::sort_descending"), true);
+            prim(), detail::norm_dim(dim, D, "Tensor::sort_descending"), true);
         return {Tensor(std::move(v)), Tensor<B, D, Int>(std::move(i))};
     }
     Tensor<B, D, Int> argsort(std::int64_t dim) const requires NumericKind<K> {
         return Tensor<B, D, Int>(
-            Ops::argsort(prim_, detail::norm_dim(dim, D, "Tensor::argsort"), false));
+            Ops::argsort(prim(), detail::norm_dim(dim, D, "Tensor::argsort"), false));
     }
     Tensor<B, D, Int> argsort_descending(std::int64_t dim) const requires NumericKind<K> {
         return Tensor<B, D, Int>(
-            Ops::argsort(prim_, detail::norm_dim(dim, D, "Tensor::argsort_descending"), true));
+            Ops::argsort(prim(), detail::norm_dim(dim, D, "Tensor::argsort_descending"), true));
     }
     /// The k largest values along `dim`, in descending order.
     Tensor topk(std::size_t k, std::int64_t dim) const requires NumericKind<K> {
@@ -1046,7 +1071,7 @@ public:
     // ------------------------------------------------------------------ float-only ops
 #define BURN_FLOAT_UNARY(NAME, OP)                                                        \
     Tensor NAME() const& requires std::same_as<K, Float> { return Tensor(*this).NAME(); } \
-    Tensor NAME() && requires std::same_as<K, Float> { return Tensor(B::OP(std::move(prim_))); }
+    Tensor NAME() && requires std::same_as<K, Float> { return Tensor(B::OP(take())); }
     BURN_FLOAT_UNARY(exp, float_exp)
     BURN_FLOAT_UNARY(log, float_log)
     BURN_FLOAT_UNARY(log1p, float_log1p)
@@ -1064,23 +1089,23 @@ public:
     /// Element-wise power with a float tensor exponent.
     Tensor powf(Tensor other) const requires std::same_as<K, Float> {
         check_broadcast(other, "Tensor::powf");
-        return Tensor(B::float_powf(prim_, std::move(other.prim_)));
+        return Tensor(B::float_powf(prim(), other.take()));
     }
     template <Scalar S>
     Tensor powf_scalar(S s) const requires std::same_as<K, Float> {
-        return Tensor(B::float_powf_scalar(prim_, static_cast<double>(s)));
+        return Tensor(B::float_powf_scalar(prim(), static_cast<double>(s)));
     }
     /// Power with an integer exponent tensor (Float) or integer power (Int).
     Tensor powi(const Tensor<B, D, Int>& other) const requires NumericKind<K> {
         check_broadcast_shapes(other.shape(), "Tensor::powi");
         if constexpr (std::same_as<K, Float>)
-            return Tensor(B::float_powf(prim_, B::int_into_float(other.primitive())));
-        else return Tensor(B::int_powi(prim_, other.primitive()));
+            return Tensor(B::float_powf(prim(), B::int_into_float(other.primitive())));
+        else return Tensor(B::int_powi(prim(), other.primitive()));
     }
     Tensor powi_scalar(std::int64_t n) const requires NumericKind<K> {
         if constexpr (std::same_as<K, Float>)
-            return Tensor(B::float_powf_scalar(prim_, static_cast<double>(n)));
-        else return Tensor(B::int_powi_scalar(prim_, n));
+            return Tensor(B::float_powf_scalar(prim(), static_cast<double>(n)));
+        else return Tensor(B::int_powi_scalar(prim(), n));
     }
     /// Matrix product over the last two dims, broadcasting batch dims.
     Tensor matmul(const Tensor& other) const requires std::same_as<K, Float> {
@@ -1097,11 +1122,11 @@ public:
             // Dot product, as torch.matmul on two vectors but keeping rank 1.
             return (*this * other).sum();
         } else {
-            return Tensor(B::float_matmul(prim_, other.prim_));
+            return Tensor(B::float_matmul(prim(), other.prim()));
         }
     }
     Tensor<B, D, Bool> is_nan() const requires std::same_as<K, Float> {
-        return Tensor<B, D, Bool>(B::float_is_nan(prim_));
+        return Tensor<B, D, Bool>(B::float_is_nan(prim()));
     }
     bool contains_nan() const requires std::same_as<K, Float> {
         return is_nan().any().into_scalar();
@@ -1139,25 +1164,25 @@ public:
     Tensor require_grad() const requires std::same_as<K, Float> { return set_require_grad(true); }
     /// require = false drops the tensor's graph (it becomes an untracked constant).
     Tensor set_require_grad(bool require) const requires std::same_as<K, Float> {
-        if constexpr (AutodiffBackend<B>) return Tensor(B::float_set_require_grad(prim_, require));
+        if constexpr (AutodiffBackend<B>) return Tensor(B::float_set_require_grad(prim(), require));
         else return *this;
     }
     /// True when gradients flow through this tensor (a marked leaf or a result computed from one).
     bool is_require_grad() const requires std::same_as<K, Float> {
-        if constexpr (AutodiffBackend<B>) return B::float_is_require_grad(prim_);
+        if constexpr (AutodiffBackend<B>) return B::float_is_require_grad(prim());
         else return false;
     }
     /// The same values, cut from the graph: no gradient flows back through the result.
     Tensor detach() const {
         if constexpr (AutodiffBackend<B> && std::same_as<K, Float>)
-            return Tensor(B::float_detach(prim_));
+            return Tensor(B::float_detach(prim()));
         else return *this;
     }
     /// Backpropagates from this tensor (seeded with ones of its shape) and returns the gradients
     /// of every leaf marked with require_grad(). The graph walked through is freed.
     template <class BB = B>
     requires(AutodiffBackend<BB>&& std::same_as<K, Float>) typename BB::Gradients backward() const {
-        return BB::backward(prim_);
+        return BB::backward(prim());
     }
     /// This tensor's gradient in `grads` (on the inner backend), if it has one.
     template <class BB = B>
@@ -1165,7 +1190,7 @@ public:
         std::optional<Tensor<typename BB::InnerBackend, D>> grad(
             const typename BB::Gradients& grads)
     const {
-        auto g = BB::grad(prim_, grads);
+        auto g = BB::grad(prim(), grads);
         if (!g) return std::nullopt;
         return Tensor<typename BB::InnerBackend, D>(std::move(*g));
     }
@@ -1175,7 +1200,7 @@ public:
         std::optional<Tensor<typename BB::InnerBackend, D>> grad_remove(
             typename BB::Gradients& grads)
     const {
-        auto g = BB::grad_remove(prim_, grads);
+        auto g = BB::grad_remove(prim(), grads);
         if (!g) return std::nullopt;
         return Tensor<typename BB::InnerBackend, D>(std::move(*g));
     }
@@ -1183,17 +1208,17 @@ public:
     template <class BB = B>
     requires(AutodiffBackend<BB>&& std::same_as<K, Float>) void grad_replace(
         typename BB::Gradients& grads, Tensor<typename BB::InnerBackend, D> grad) const {
-        BB::grad_replace(prim_, grads, std::move(grad).into_primitive());
+        BB::grad_replace(prim(), grads, std::move(grad).into_primitive());
     }
     /// The same values on the inner backend, with no graph (validation and metrics).
     template <class BB = B>
     requires AutodiffBackend<BB> Tensor<typename BB::InnerBackend, D, K> inner()
     const {
         if constexpr (std::same_as<K, Float>)
-            return Tensor<typename BB::InnerBackend, D, K>(BB::inner(prim_));
+            return Tensor<typename BB::InnerBackend, D, K>(BB::inner(prim()));
         else if constexpr (std::same_as<K, Int>)
-            return Tensor<typename BB::InnerBackend, D, K>(BB::int_inner(prim_));
-        else return Tensor<typename BB::InnerBackend, D, K>(BB::bool_inner(prim_));
+            return Tensor<typename BB::InnerBackend, D, K>(BB::int_inner(prim()));
+        else return Tensor<typename BB::InnerBackend, D, K>(BB::bool_inner(prim()));
     }
     /// An untracked tensor of this backend from a tensor of its inner backend.
     template <class BB = B>
@@ -1220,10 +1245,10 @@ public:
     /// The float values (q - offset) * scale of a quantized tensor; other tensors are returned as
     /// they are.
     Tensor dequantize() const requires std::same_as<K, Float> {
-        return Tensor(B::dequantize(prim_));
+        return Tensor(B::dequantize(prim()));
     }
     bool is_quantized() const requires std::same_as<K, Float> {
-        return B::float_is_quantized(prim_);
+        return B::float_is_quantized(prim());
     }
 
     // ------------------------------------------------------------------ int-only ops
@@ -1246,7 +1271,7 @@ public:
     }
 
     // ------------------------------------------------------------------ bool-only ops
-    Tensor bool_not() const requires std::same_as<K, Bool> { return Tensor(B::bool_not(prim_)); }
+    Tensor bool_not() const requires std::same_as<K, Bool> { return Tensor(B::bool_not(prim())); }
     Tensor bool_and(const Tensor& other) const requires std::same_as<K, Bool> {
         const auto [a, b] = broadcast_pair(other, "Tensor::bool_and");
         return Tensor(B::bool_and(a, b));
@@ -1257,7 +1282,7 @@ public:
     }
     /// Coordinates of the true elements: shape [n, D].
     Tensor<B, 2, Int> argwhere() const requires std::same_as<K, Bool> {
-        return Tensor<B, 2, Int>(B::bool_argwhere(prim_));
+        return Tensor<B, 2, Int>(B::bool_argwhere(prim()));
     }
     /// One rank-1 index tensor per dim (torch.nonzero(as_tuple=True)).
     std::vector<Tensor<B, 1, Int>> nonzero() const requires std::same_as<K, Bool> {
@@ -1366,6 +1391,31 @@ public:
 
 private:
     Primitive prim_;
+    bool moved_ = false;
+
+    /// The primitive, checked: a moved-from tensor throws, naming the function that used it.
+    Primitive& prim(const char* where = __builtin_FUNCTION()) {
+        if (moved_) [[unlikely]]
+            detail::fail_moved_from(where);
+        return prim_;
+    }
+    const Primitive& prim(const char* where = __builtin_FUNCTION()) const {
+        if (moved_) [[unlikely]]
+            detail::fail_moved_from(where);
+        return prim_;
+    }
+    /// Throws when the tensor is moved-from, naming `op` (checks that know their op call it
+    /// first, so that the message names the op rather than a helper).
+    void live(const char* op) const {
+        if (moved_) [[unlikely]]
+            detail::fail_moved_from(op);
+    }
+    /// Moves the primitive out (the tensor is used up, as after std::move).
+    Primitive take(const char* where = __builtin_FUNCTION()) {
+        Primitive p = std::move(prim(where));
+        moved_ = true;
+        return p;
+    }
 
     template <class S>
     static typename Ops::ScalarT sc(S s) {
@@ -1376,12 +1426,17 @@ private:
     }
     template <class T>
     void check_device(const T& other, const char* op) const {
+        live(op);
+        other.live(op);
         BURN_CHECK(device() == other.device(), op, ": tensors are on different devices");
     }
     void check_broadcast_shapes(const Shape& other, const char* op) const {
+        live(op);
         (void)broadcast_shapes(shape(), other, op);
     }
     void check_broadcast(const Tensor& other, const char* op) const {
+        live(op);
+        other.live(op);
         check_broadcast_shapes(other.shape(), op);
         check_device(other, op);
     }
@@ -1394,17 +1449,19 @@ private:
     /// Both operands' primitives, for ops whose backend form needs no broadcasting of its own.
     std::pair<Primitive, Primitive> broadcast_pair(const Tensor& other, const char* op) const {
         check_broadcast(other, op);
-        return {prim_, other.prim_};
+        return {prim(), other.prim()};
     }
     void check_nonempty(const char* op) const {
+        live(op);
         BURN_CHECK(num_elements() > 0, op, ": cannot reduce an empty tensor of shape ", shape());
     }
     void check_nonempty_dim(std::size_t d, const char* op) const {
+        live(op);
         BURN_CHECK(shape()[d] > 0, op, ": cannot reduce dim ", d, " of size 0 (shape ", shape(),
                    ")");
     }
     Tensor<B, 1, K> flat() const {
-        return Tensor<B, 1, K>(Ops::reshape(prim_, Shape{num_elements()}));
+        return Tensor<B, 1, K>(Ops::reshape(prim(), Shape{num_elements()}));
     }
     template <std::size_t D2>
     std::array<std::int64_t, D2> expand_target(std::size_t last) const {

@@ -101,7 +101,7 @@ struct train_output_item<TrainOutput<TO, B>> {
 template <class M>
 struct train_step_traits {};
 template <class M>
-    requires requires { &M::train_step; }
+requires requires { &M::train_step; }
 struct train_step_traits<M> {
     using Batch = typename detail::step_signature<decltype(&M::train_step)>::Batch;
     using Output = typename detail::train_output_item<
@@ -112,7 +112,7 @@ struct train_step_traits<M> {
 template <class MV>
 struct valid_step_traits {};
 template <class MV>
-    requires requires { &MV::valid_step; }
+requires requires { &MV::valid_step; }
 struct valid_step_traits<MV> {
     using Batch = typename detail::step_signature<decltype(&MV::valid_step)>::Batch;
     using Output = typename detail::step_signature<decltype(&MV::valid_step)>::Result;
@@ -145,13 +145,14 @@ struct NoImprovementSince {
 /// stops training when it has not improved (strictly) for `condition.n_epochs` epochs.
 class MetricEarlyStoppingStrategy {
 public:
-    MetricEarlyStoppingStrategy(std::string metric_name, Aggregate aggregate, Direction direction, Split split,
-                                NoImprovementSince condition);
+    MetricEarlyStoppingStrategy(std::string metric_name, Aggregate aggregate, Direction direction,
+                                Split split, NoImprovementSince condition);
     /// Watches `metric` (by its name()).
     template <Numeric Me>
-    MetricEarlyStoppingStrategy(const Me& metric, Aggregate aggregate, Direction direction, Split split,
-                                NoImprovementSince condition)
-        : MetricEarlyStoppingStrategy(std::string(metric.name()), aggregate, direction, split, condition) {}
+    MetricEarlyStoppingStrategy(const Me& metric, Aggregate aggregate, Direction direction,
+                                Split split, NoImprovementSince condition)
+        : MetricEarlyStoppingStrategy(std::string(metric.name()), aggregate, direction, split,
+                                      condition) {}
 
     /// Records the epoch's value; true when training should stop after this epoch.
     bool should_stop(std::size_t epoch, double value);
@@ -218,7 +219,8 @@ private:
 class CheckpointStore {
 public:
     virtual ~CheckpointStore() = default;
-    virtual void save(const std::string& kind, std::size_t epoch, const record::Record& r) const = 0;
+    virtual void save(const std::string& kind, std::size_t epoch,
+                      const record::Record& r) const = 0;
     virtual record::Record load(const std::string& kind, std::size_t epoch) const = 0;
     virtual std::filesystem::path path(const std::string& kind, std::size_t epoch) const = 0;
 };
@@ -246,8 +248,17 @@ private:
     std::filesystem::path dir_;
 };
 
-/// Removes the checkpoints of `epoch` (model, optim, scheduler) if present.
+/// Removes the checkpoints of `epoch` (model, optim, scheduler) if present, marker first.
 void remove_checkpoint(const CheckpointStore& store, std::size_t epoch);
+/// A checkpoint of an epoch is a set of files (model, optim, scheduler) completed by a marker
+/// file `complete-<epoch>` written last: begin_checkpoint removes the marker before the files
+/// are (re)written, finish_checkpoint writes it (atomically) after them.
+void begin_checkpoint(const CheckpointStore& store, std::size_t epoch);
+void finish_checkpoint(const CheckpointStore& store, std::size_t epoch);
+/// Throws burn::Error unless the checkpoint of `epoch` is complete (its marker exists; in a
+/// folder without any marker, written before markers existed, its three files), naming the
+/// complete ones to resume from instead.
+void check_checkpoint_complete(const CheckpointStore& store, std::size_t epoch);
 
 /// The first number of a serialized metric entry ("0.25,64" -> 0.25), if it starts with one.
 std::optional<double> leading_number(const std::string& serialized);
@@ -329,34 +340,38 @@ public:
     using Device = typename Backend::Device;
 
     /// Everything is written under `artifact_dir` (created if needed).
-    explicit LearnerBuilder(std::filesystem::path artifact_dir) { options_.artifact_dir = std::move(artifact_dir); }
+    explicit LearnerBuilder(std::filesystem::path artifact_dir) {
+        options_.artifact_dir = std::move(artifact_dir);
+    }
 
     /// Registers a training metric (shown and logged).
     template <Metric Me>
-        requires Adapts<TrainItem, typename Me::Input>
-    LearnerBuilder& metric_train(Me metric) & {
-        train_metrics_.push_back(std::make_unique<detail::MetricSlotOf<TrainItem, Me>>(std::move(metric), false));
+    requires Adapts<TrainItem, typename Me::Input> LearnerBuilder& metric_train(Me metric) & {
+        train_metrics_.push_back(
+            std::make_unique<detail::MetricSlotOf<TrainItem, Me>>(std::move(metric), false));
         return *this;
     }
     /// Registers a validation metric (shown and logged).
     template <Metric Me>
-        requires Adapts<ValidItem, typename Me::Input>
-    LearnerBuilder& metric_valid(Me metric) & {
-        valid_metrics_.push_back(std::make_unique<detail::MetricSlotOf<ValidItem, Me>>(std::move(metric), false));
+    requires Adapts<ValidItem, typename Me::Input> LearnerBuilder& metric_valid(Me metric) & {
+        valid_metrics_.push_back(
+            std::make_unique<detail::MetricSlotOf<ValidItem, Me>>(std::move(metric), false));
         return *this;
     }
     /// Registers a numeric training metric: also summarised, plotted and usable for early stopping.
     template <Numeric Me>
-        requires Adapts<TrainItem, typename Me::Input>
-    LearnerBuilder& metric_train_numeric(Me metric) & {
-        train_metrics_.push_back(std::make_unique<detail::MetricSlotOf<TrainItem, Me>>(std::move(metric), true));
+    requires Adapts<TrainItem, typename Me::Input> LearnerBuilder& metric_train_numeric(
+        Me metric) & {
+        train_metrics_.push_back(
+            std::make_unique<detail::MetricSlotOf<TrainItem, Me>>(std::move(metric), true));
         return *this;
     }
     /// Registers a numeric validation metric.
     template <Numeric Me>
-        requires Adapts<ValidItem, typename Me::Input>
-    LearnerBuilder& metric_valid_numeric(Me metric) & {
-        valid_metrics_.push_back(std::make_unique<detail::MetricSlotOf<ValidItem, Me>>(std::move(metric), true));
+    requires Adapts<ValidItem, typename Me::Input> LearnerBuilder& metric_valid_numeric(
+        Me metric) & {
+        valid_metrics_.push_back(
+            std::make_unique<detail::MetricSlotOf<ValidItem, Me>>(std::move(metric), true));
         return *this;
     }
 
@@ -364,14 +379,15 @@ public:
     /// interrupted) under artifact_dir/checkpoint.
     template <record::FileRecorder R>
     LearnerBuilder& with_file_checkpointer(R recorder) & {
-        checkpointer_ = std::make_shared<detail::RecorderCheckpointStore<R>>(std::move(recorder),
-                                                                             options_.artifact_dir / "checkpoint");
+        checkpointer_ = std::make_shared<detail::RecorderCheckpointStore<R>>(
+            std::move(recorder), options_.artifact_dir / "checkpoint");
         return *this;
     }
     /// How many of the latest epochs' checkpoints are kept (>= 1; default 2). The epoch with the
     /// lowest validation loss (when a "Loss" validation metric is registered) is kept as well.
     LearnerBuilder& checkpoints_keep(std::size_t n) & {
-        BURN_CHECK(n >= 1, "LearnerBuilder::checkpoints_keep: must keep at least 1 checkpoint, got ", n);
+        BURN_CHECK(n >= 1,
+                   "LearnerBuilder::checkpoints_keep: must keep at least 1 checkpoint, got ", n);
         options_.checkpoints_keep = n;
         return *this;
     }
@@ -398,7 +414,9 @@ public:
         devices_ = std::move(devices);
         return *this;
     }
-    LearnerBuilder&& devices(std::vector<Device> devices) && { return std::move(this->devices(std::move(devices))); }
+    LearnerBuilder&& devices(std::vector<Device> devices) && {
+        return std::move(this->devices(std::move(devices)));
+    }
     LearnerBuilder& num_epochs(std::size_t n) & {
         BURN_CHECK(n >= 1, "LearnerBuilder::num_epochs: must be >= 1, got ", n);
         options_.num_epochs = n;
@@ -431,12 +449,12 @@ public:
     }
 
     // Rvalue forms, so that a builder can be chained from a temporary.
-#define BURN_LEARNER_RVALUE(name)                                                         \
-    template <class... A>                                                                 \
-    LearnerBuilder&& name(A&&... a) && requires requires(LearnerBuilder& b) { b.name(std::forward<A>(a)...); } \
-    {                                                                                     \
-        return std::move(this->name(std::forward<A>(a)...));                             \
-    }
+#define BURN_LEARNER_RVALUE(name)                                                  \
+    template <class... A>                                                          \
+        LearnerBuilder&& name(A&&... a) && requires requires(LearnerBuilder & b) { \
+        b.name(std::forward<A>(a)...);                                             \
+    }                                                                              \
+    { return std::move(this->name(std::forward<A>(a)...)); }
     BURN_LEARNER_RVALUE(metric_train)
     BURN_LEARNER_RVALUE(metric_valid)
     BURN_LEARNER_RVALUE(metric_train_numeric)
@@ -457,15 +475,17 @@ public:
     /// The learner of `model` with `optim` and a learning rate: a number (constant) or an LR
     /// scheduler (Burn's LrScheduler).
     template <class O, class S>
-        requires optim::Optimizer<O, M, Backend> &&
-                 (lr_scheduler::LrScheduler<S> || std::convertible_to<S, double>)
-    auto build(M model, O optim, S lr_or_scheduler) {
-        BURN_CHECK(devices_.size() <= 1, "LearnerBuilder::build: ", devices_.size(),
-                   " devices given; training on several devices (data parallelism) is not supported: "
-                   "give one device");
+    requires optim::Optimizer<O, M, Backend> &&
+        (lr_scheduler::LrScheduler<S> ||
+         std::convertible_to<S, double>)auto build(M model, O optim, S lr_or_scheduler) {
+        BURN_CHECK(
+            devices_.size() <= 1, "LearnerBuilder::build: ", devices_.size(),
+            " devices given; training on several devices (data parallelism) is not supported: "
+            "give one device");
         BURN_CHECK(!options_.checkpoint || checkpointer_ != nullptr,
                    "LearnerBuilder::build: checkpoint(", options_.checkpoint.value_or(0),
-                   ") needs with_file_checkpointer(recorder) (the recorder the checkpoints were saved with)");
+                   ") needs with_file_checkpointer(recorder) (the recorder the checkpoints were "
+                   "saved with)");
         if (!devices_.empty()) model = model.to_device(devices_.front());
         using Sched = std::conditional_t<lr_scheduler::LrScheduler<S>, S, lr_scheduler::ConstantLr>;
         Sched sched = [&] {
@@ -473,9 +493,10 @@ public:
             else return lr_scheduler::ConstantLr(double(lr_or_scheduler));
         }();
         if (!renderer_) renderer_ = default_renderer();
-        return Learner<M, O, Sched>(std::move(options_), std::move(model), std::move(optim), std::move(sched),
-                                    std::move(train_metrics_), std::move(valid_metrics_), std::move(checkpointer_),
-                                    std::move(early_stopping_), std::move(renderer_), std::move(interrupter_));
+        return Learner<M, O, Sched>(
+            std::move(options_), std::move(model), std::move(optim), std::move(sched),
+            std::move(train_metrics_), std::move(valid_metrics_), std::move(checkpointer_),
+            std::move(early_stopping_), std::move(renderer_), std::move(interrupter_));
     }
 
 private:
@@ -507,7 +528,8 @@ public:
             std::vector<std::unique_ptr<detail::MetricSlot<TrainItem>>> train_metrics,
             std::vector<std::unique_ptr<detail::MetricSlot<ValidItem>>> valid_metrics,
             std::shared_ptr<detail::CheckpointStore> checkpointer,
-            std::optional<MetricEarlyStoppingStrategy> early_stopping, std::unique_ptr<MetricsRenderer> renderer,
+            std::optional<MetricEarlyStoppingStrategy> early_stopping,
+            std::unique_ptr<MetricsRenderer> renderer,
             std::optional<TrainingInterrupter> interrupter)
         : options_(std::move(options)),
           model_(std::move(model)),
@@ -522,7 +544,8 @@ public:
 
     /// Trains for the remaining epochs on `train`, validating on `valid` after each, and returns
     /// the trained model (also when stopped early or interrupted: see stop_reason()).
-    M fit(std::shared_ptr<data::DataLoader<TrainBatch>> train, std::shared_ptr<data::DataLoader<ValidBatch>> valid) {
+    M fit(std::shared_ptr<data::DataLoader<TrainBatch>> train,
+          std::shared_ptr<data::DataLoader<ValidBatch>> valid) {
         BURN_CHECK(train != nullptr, "Learner::fit: the training data loader is null");
         BURN_CHECK(valid != nullptr, "Learner::fit: the validation data loader is null");
         namespace fs = std::filesystem;
@@ -532,13 +555,15 @@ public:
         std::optional<detail::SigintGuard> sigint;
         if (options_.handle_sigint) sigint.emplace();
         auto interrupted = [&] {
-            return (interrupter_ && interrupter_->should_stop()) || detail::SigintGuard::sigint_requested();
+            return (interrupter_ && interrupter_->should_stop()) ||
+                   detail::SigintGuard::sigint_requested();
         };
         stop_reason_ = StopReason::Completed;
 
         std::size_t first_epoch = 1;
         if (options_.checkpoint) {
             const std::size_t c = *options_.checkpoint;
+            detail::check_checkpoint_complete(*checkpointer_, c);
             model_ = model_.load_record(checkpointer_->load("model", c));
             optim_ = optim_.load_record(checkpointer_->load("optim", c));
             sched_ = sched_.load_record(checkpointer_->load("scheduler", c));
@@ -558,9 +583,9 @@ public:
         {
             std::ostringstream os;
             os << "training for epochs " << first_epoch << ".." << options_.num_epochs << " ("
-               << train->num_items() << " training items in " << train->num_batches() << " batches, "
-               << valid->num_items() << " validation items); model with " << model_.num_params()
-               << " parameters";
+               << train->num_items() << " training items in " << train->num_batches()
+               << " batches, " << valid->num_items() << " validation items); model with "
+               << model_.num_params() << " parameters";
             log.line(os.str());
         }
 
@@ -580,9 +605,10 @@ public:
                     renderer_->message(msg);
                     if (checkpointer_) {
                         save_checkpoint(epoch, log);
-                        const std::string m2 = "checkpoint of the partial epoch " + std::to_string(epoch) +
-                                               " written; resume with .checkpoint(" + std::to_string(epoch) +
-                                               ") (continues with epoch " + std::to_string(epoch + 1) + ")";
+                        const std::string m2 =
+                            "checkpoint of the partial epoch " + std::to_string(epoch) +
+                            " written; resume with .checkpoint(" + std::to_string(epoch) +
+                            ") (continues with epoch " + std::to_string(epoch + 1) + ")";
                         log.line(m2);
                         renderer_->message(m2);
                     }
@@ -593,21 +619,25 @@ public:
                 if (checkpointer_) save_checkpoint(epoch, log);
                 if (valid_stopped) {
                     stop_reason_ = StopReason::Interrupted;
-                    const std::string msg = "interrupted during the validation of epoch " + std::to_string(epoch) +
-                                            (checkpointer_ ? "; checkpoint " + std::to_string(epoch) + " written" : "");
+                    const std::string msg =
+                        "interrupted during the validation of epoch " + std::to_string(epoch) +
+                        (checkpointer_ ? "; checkpoint " + std::to_string(epoch) + " written" : "");
                     log.line(msg);
                     renderer_->message(msg);
                     break;
                 }
                 if (early_stopping_) {
-                    const auto& hist = early_stopping_->split() == Split::Train ? train_epochs_ : valid_epochs_;
+                    const auto& hist =
+                        early_stopping_->split() == Split::Train ? train_epochs_ : valid_epochs_;
                     const auto it = hist.find(early_stopping_->metric_name());
                     BURN_CHECK(it != hist.end(), "Learner::fit: early stopping watches \"",
-                               early_stopping_->metric_name(), "\" on the ", split_name(early_stopping_->split()),
+                               early_stopping_->metric_name(), "\" on the ",
+                               split_name(early_stopping_->split()),
                                " split, but no numeric metric of that name is registered there");
                     if (early_stopping_->should_stop(epoch, it->second.back())) {
                         stop_reason_ = StopReason::EarlyStopping;
-                        const std::string msg = "early stopping after epoch " + std::to_string(epoch) + ": " +
+                        const std::string msg = "early stopping after epoch " +
+                                                std::to_string(epoch) + ": " +
                                                 early_stopping_->reason();
                         log.line(msg);
                         renderer_->message(msg);
@@ -630,15 +660,21 @@ public:
 
     StopReason stop_reason() const { return stop_reason_; }
     /// The epoch values of the numeric metrics: {metric name: [value of epoch 1, 2, ...]}.
-    const std::map<std::string, std::vector<double>>& train_history() const { return train_epochs_; }
-    const std::map<std::string, std::vector<double>>& valid_history() const { return valid_epochs_; }
+    const std::map<std::string, std::vector<double>>& train_history() const {
+        return train_epochs_;
+    }
+    const std::map<std::string, std::vector<double>>& valid_history() const {
+        return valid_epochs_;
+    }
     /// Seconds spent waiting for the training data loader in the last training epoch.
     double last_data_wait_seconds() const { return data_wait_; }
     /// The learner summary (as summary() prints it).
     std::string summary_text() const {
         std::vector<detail::SummaryRow> rows;
-        for (const auto& [name, values] : train_epochs_) rows.push_back({Split::Train, name, values});
-        for (const auto& [name, values] : valid_epochs_) rows.push_back({Split::Valid, name, values});
+        for (const auto& [name, values] : train_epochs_)
+            rows.push_back({Split::Train, name, values});
+        for (const auto& [name, values] : valid_epochs_)
+            rows.push_back({Split::Valid, name, values});
         return detail::format_summary(module_name(), options_.num_epochs, rows);
     }
 
@@ -650,8 +686,9 @@ private:
     }
 
     template <class Item, class Slots>
-    void update_metrics(Slots& slots, const Item& item, const MetricMetadata& md, Split split, std::size_t epoch,
-                        FileMetricLogger& logger, std::map<std::string, std::vector<double>>& steps) {
+    void update_metrics(Slots& slots, const Item& item, const MetricMetadata& md, Split split,
+                        std::size_t epoch, FileMetricLogger& logger,
+                        std::map<std::string, std::vector<double>>& steps) {
         for (auto& slot : slots) {
             MetricEntry entry = slot->update(item, md);
             logger.log(split, epoch, entry);
@@ -683,17 +720,20 @@ private:
                 }
         renderer_->on_epoch_end(summary);
         std::ostringstream os;
-        os << "epoch " << epoch << "/" << options_.num_epochs << " " << split_name(split) << ": " << items
-           << " items in " << seconds << " s (" << (seconds > 0 ? double(items) / seconds : 0.0) << " item/s)";
+        os << "epoch " << epoch << "/" << options_.num_epochs << " " << split_name(split) << ": "
+           << items << " items in " << seconds << " s ("
+           << (seconds > 0 ? double(items) / seconds : 0.0) << " item/s)";
         if (split == Split::Train) os << ", waiting for data " << data_wait_ << " s";
         for (const auto& [name, v] : summary.values) os << ", " << name << " " << v;
         log.line(os.str());
     }
 
     template <class Interrupted>
-    bool train_epoch(const data::DataLoader<TrainBatch>& loader, std::size_t epoch, FileMetricLogger& logger,
-                     detail::ExperimentLog& log, const Interrupted& interrupted) {
-        std::filesystem::remove_all(logger.dir() / split_name(Split::Train) / ("epoch-" + std::to_string(epoch)));
+    bool train_epoch(const data::DataLoader<TrainBatch>& loader, std::size_t epoch,
+                     FileMetricLogger& logger, detail::ExperimentLog& log,
+                     const Interrupted& interrupted) {
+        std::filesystem::remove_all(logger.dir() / split_name(Split::Train) /
+                                    ("epoch-" + std::to_string(epoch)));
         for (auto& m : train_metrics_) m->clear();
         optim::GradientsAccumulator<Backend> accumulator;
         std::size_t accumulated = 0;
@@ -722,11 +762,15 @@ private:
                 }
             }
             const auto progress = it.progress();
-            MetricMetadata md{progress.items_processed, progress.items_total, epoch, options_.num_epochs,
-                              iteration, lr};
+            MetricMetadata md{progress.items_processed,
+                              progress.items_total,
+                              epoch,
+                              options_.num_epochs,
+                              iteration,
+                              lr};
             update_metrics(train_metrics_, out.item, md, Split::Train, epoch, logger, train_steps_);
-            renderer_->render_train(TrainingProgress{progress.items_processed, progress.items_total, epoch,
-                                                     options_.num_epochs, iteration});
+            renderer_->render_train(TrainingProgress{progress.items_processed, progress.items_total,
+                                                     epoch, options_.num_epochs, iteration});
             if (interrupted()) {
                 stopped = true;
                 break;
@@ -736,15 +780,18 @@ private:
         // last step's learning rate) rather than lost.
         if (accumulated > 0 && !stopped) model_ = optim_.step(last_lr, model_, accumulator.grads());
         const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-        end_epoch(train_metrics_, Split::Train, epoch, seconds, it.progress().items_processed, logger, log);
+        end_epoch(train_metrics_, Split::Train, epoch, seconds, it.progress().items_processed,
+                  logger, log);
         mark_epoch_start(train_steps_, train_starts_, epoch);
         return stopped;
     }
 
     template <class Interrupted>
-    bool valid_epoch(const data::DataLoader<ValidBatch>& loader, std::size_t epoch, FileMetricLogger& logger,
-                     detail::ExperimentLog& log, const Interrupted& interrupted) {
-        std::filesystem::remove_all(logger.dir() / split_name(Split::Valid) / ("epoch-" + std::to_string(epoch)));
+    bool valid_epoch(const data::DataLoader<ValidBatch>& loader, std::size_t epoch,
+                     FileMetricLogger& logger, detail::ExperimentLog& log,
+                     const Interrupted& interrupted) {
+        std::filesystem::remove_all(logger.dir() / split_name(Split::Valid) /
+                                    ("epoch-" + std::to_string(epoch)));
         for (auto& m : valid_metrics_) m->clear();
         const ValidModel model = model_.valid();
         const auto start = Clock::now();
@@ -755,25 +802,31 @@ private:
             ++iteration;
             auto out = model.valid_step(*batch);
             const auto progress = it.progress();
-            MetricMetadata md{progress.items_processed, progress.items_total, epoch, options_.num_epochs,
-                              iteration, std::nullopt};
+            MetricMetadata md{progress.items_processed,
+                              progress.items_total,
+                              epoch,
+                              options_.num_epochs,
+                              iteration,
+                              std::nullopt};
             update_metrics(valid_metrics_, out, md, Split::Valid, epoch, logger, valid_steps_);
-            renderer_->render_valid(TrainingProgress{progress.items_processed, progress.items_total, epoch,
-                                                     options_.num_epochs, iteration});
+            renderer_->render_valid(TrainingProgress{progress.items_processed, progress.items_total,
+                                                     epoch, options_.num_epochs, iteration});
             if (interrupted()) {
                 stopped = true;
                 break;
             }
         }
         const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-        end_epoch(valid_metrics_, Split::Valid, epoch, seconds, it.progress().items_processed, logger, log);
+        end_epoch(valid_metrics_, Split::Valid, epoch, seconds, it.progress().items_processed,
+                  logger, log);
         mark_epoch_start(valid_steps_, valid_starts_, epoch);
         return stopped;
     }
 
     /// Remembers where epoch `epoch + 1` starts in every metric's step history.
     static void mark_epoch_start(const std::map<std::string, std::vector<double>>& steps,
-                                 std::map<std::string, std::vector<std::size_t>>& starts, std::size_t epoch) {
+                                 std::map<std::string, std::vector<std::size_t>>& starts,
+                                 std::size_t epoch) {
         for (const auto& [name, values] : steps) {
             auto& s = starts[name];
             if (s.empty()) s.push_back(0);
@@ -783,10 +836,13 @@ private:
     }
 
     void save_checkpoint(std::size_t epoch, detail::ExperimentLog& log) {
+        detail::begin_checkpoint(*checkpointer_, epoch);
         checkpointer_->save("model", epoch, model_.into_record());
         checkpointer_->save("optim", epoch, optim_.to_record());
         checkpointer_->save("scheduler", epoch, sched_.to_record());
-        log.line("checkpoint " + std::to_string(epoch) + " written: " + checkpointer_->path("model", epoch).string());
+        detail::finish_checkpoint(*checkpointer_, epoch);
+        log.line("checkpoint " + std::to_string(epoch) +
+                 " written: " + checkpointer_->path("model", epoch).string());
         // Keep the last `checkpoints_keep` epochs and the one of the lowest validation loss.
         std::optional<std::size_t> best;
         if (auto it = valid_epochs_.find("Loss"); it != valid_epochs_.end()) {
@@ -807,7 +863,8 @@ private:
     }
 
     void reload_history(const FileMetricLogger& logger, std::size_t last_epoch) {
-        auto load = [&](Split split, const auto& slots, std::map<std::string, std::vector<double>>& epochs,
+        auto load = [&](Split split, const auto& slots,
+                        std::map<std::string, std::vector<double>>& epochs,
                         std::map<std::string, std::vector<double>>& steps,
                         std::map<std::string, std::vector<std::size_t>>& starts) {
             for (const auto& slot : slots) {
@@ -827,10 +884,12 @@ private:
         load(Split::Train, train_metrics_, train_epochs_, train_steps_, train_starts_);
         load(Split::Valid, valid_metrics_, valid_epochs_, valid_steps_, valid_starts_);
         if (early_stopping_) {
-            const auto& hist = early_stopping_->split() == Split::Train ? train_epochs_ : valid_epochs_;
+            const auto& hist =
+                early_stopping_->split() == Split::Train ? train_epochs_ : valid_epochs_;
             if (auto it = hist.find(early_stopping_->metric_name()); it != hist.end())
                 for (std::size_t e = 0; e < it->second.size(); ++e)
-                    if (!std::isnan(it->second[e])) early_stopping_->should_stop(e + 1, it->second[e]);
+                    if (!std::isnan(it->second[e]))
+                        early_stopping_->should_stop(e + 1, it->second[e]);
         }
     }
 
@@ -855,7 +914,8 @@ private:
         add(valid_epochs_, valid_steps_, valid_starts_, false);
         for (const auto& [name, history] : plots) {
             try {
-                write_metric_plot(options_.artifact_dir / "plots" / (metric_file_name(name) + ".svg"), history);
+                write_metric_plot(
+                    options_.artifact_dir / "plots" / (metric_file_name(name) + ".svg"), history);
             } catch (const std::exception& e) {
                 log.line(std::string("could not write the plot of ") + name + ": " + e.what());
             }

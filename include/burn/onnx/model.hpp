@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// An ONNX model as plain C++ data: what src/onnx/model.cpp reads from an `.onnx` file with libonnx
+// (protobuf parsing, ONNX shape inference, initializers and Constant nodes turned into TensorData,
+// external data resolved) and what burn::onnx::Graph<B> executes. No protobuf or ONNX header is
+// included here.
+//
+//   burn::onnx::ModelDesc m = burn::onnx::load_model("model.onnx");
+//   for (const auto& n : m.nodes) std::cout << n.op_type << " " << n.name << "\n";
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "burn/tensor/data.hpp"
+#include "burn/tensor/dtype.hpp"
+
+namespace burn::onnx {
+
+/// ONNX element types (TensorProto.DataType, same numbers).
+enum class ElemType : int {
+    Undefined = 0,
+    Float = 1,
+    UInt8 = 2,
+    Int8 = 3,
+    UInt16 = 4,
+    Int16 = 5,
+    Int32 = 6,
+    Int64 = 7,
+    String = 8,
+    Bool = 9,
+    Float16 = 10,
+    Double = 11,
+    UInt32 = 12,
+    UInt64 = 13,
+    Complex64 = 14,
+    Complex128 = 15,
+    BFloat16 = 16,
+};
+
+/// "float", "int64", "bool", ...: ONNX's spelling (as in the operator documentation).
+std::string_view elem_type_name(ElemType t);
+/// Whether the type is one that burn-cpp can hold in a TensorData (not strings or complex).
+bool is_supported_elem_type(ElemType t);
+/// The DType that holds values of `t` in a TensorData: the same width where burn has one; uint16
+/// widens to i32, uint32 and uint64 to i64. Throws burn::Error for strings and complex numbers.
+DType storage_dtype(ElemType t);
+/// The ONNX type of a DType (F32 -> Float, I64 -> Int64, ...).
+ElemType elem_type_of(DType d);
+inline bool is_float_type(ElemType t) {
+    return t == ElemType::Float || t == ElemType::Double || t == ElemType::Float16 ||
+           t == ElemType::BFloat16;
+}
+inline bool is_int_type(ElemType t) {
+    return t == ElemType::UInt8 || t == ElemType::Int8 || t == ElemType::UInt16 ||
+           t == ElemType::Int16 || t == ElemType::Int32 || t == ElemType::Int64 ||
+           t == ElemType::UInt32 || t == ElemType::UInt64;
+}
+
+/// A tensor of the model (an initializer, a Constant's value, an attribute, a test's input):
+/// its values (in storage_dtype(type)) and its ONNX element type.
+struct TypedData {
+    std::string name;
+    ElemType type = ElemType::Float;
+    TensorData data;
+};
+
+/// A graph-valued attribute (If/Loop/Scan bodies). Subgraphs are not executed; only the name is
+/// kept, for messages.
+struct GraphAttr {
+    std::string name;
+};
+
+/// One node attribute, converted from AttributeProto.
+struct Attribute {
+    using Value = std::variant<std::int64_t, float, std::string, std::vector<std::int64_t>,
+                               std::vector<float>, std::vector<std::string>, TypedData, GraphAttr>;
+    Value value;
+    /// "int", "float", "string", "ints", "floats", "strings", "tensor", "graph".
+    std::string_view kind_name() const;
+};
+
+/// One node of the graph, in topological order.
+struct Node {
+    std::string op_type;
+    std::string name;    ///< may be empty in the file; the loader names it "<op_type>_<index>"
+    std::string domain;  ///< "" for the default ai.onnx domain
+    std::vector<std::string> inputs;  ///< "" for an omitted optional input
+    std::vector<std::string> outputs;
+    std::map<std::string, Attribute, std::less<>> attributes;
+
+    /// "node 'conv1' (Conv)", for messages.
+    std::string describe() const;
+    bool has_attr(std::string_view key) const { return attributes.count(key) != 0; }
+    /// Typed attribute access: the default when absent; burn::Error naming the node when present
+    /// with another type.
+    std::int64_t attr_int(std::string_view key, std::int64_t def) const;
+    float attr_float(std::string_view key, float def) const;
+    std::string attr_string(std::string_view key, std::string_view def) const;
+    std::vector<std::int64_t> attr_ints(std::string_view key,
+                                        std::vector<std::int64_t> def = {}) const;
+    std::vector<float> attr_floats(std::string_view key, std::vector<float> def = {}) const;
+    std::vector<std::string> attr_strings(std::string_view key,
+                                          std::vector<std::string> def = {}) const;
+    const TypedData* attr_tensor(std::string_view key) const;
+    /// Present with the given kind, else burn::Error naming the node.
+    std::int64_t require_int(std::string_view key) const;
+
+    /// The i-th input's name, or empty when absent or omitted.
+    std::string_view input(std::size_t i) const {
+        return i < inputs.size() ? std::string_view(inputs[i]) : std::string_view();
+    }
+};
+
+/// A graph input or output: its name, element type and declared shape (-1 for a symbolic or
+/// unknown dim; `dims` empty and `has_shape` false when the shape is not declared).
+struct ValueInfo {
+    std::string name;
+    ElemType type = ElemType::Undefined;
+    std::vector<std::int64_t> dims;
+    std::vector<std::string> dim_names;  ///< the symbolic names ("batch"), "" for fixed dims
+    bool has_shape = false;
+    /// "float[batch, 3, 224, 224]", for messages.
+    std::string describe() const;
+};
+
+/// A whole model, ready to be executed.
+struct ModelDesc {
+    std::string source;  ///< the file path, or "<bytes>"
+    std::int64_t ir_version = 0;
+    std::int64_t opset = 0;                      ///< of the default domain
+    std::map<std::string, std::int64_t> opsets;  ///< every imported domain's version
+    std::string producer;
+    std::vector<ValueInfo> inputs;  ///< the graph's inputs that are not initializers
+    std::vector<ValueInfo> outputs;
+    std::map<std::string, TypedData> initializers;  ///< initializers and Constant nodes' values
+    std::map<std::string, ValueInfo> value_info;    ///< intermediate values (from shape inference)
+    std::vector<Node> nodes;                        ///< Constant nodes removed
+    /// Empty when ONNX shape inference succeeded, else its message (the model still loads: shapes
+    /// are known at run time).
+    std::string shape_inference_error;
+};
+
+/// Size limit of a model file (protobuf's 2 GiB message limit; larger weights use external data).
+inline constexpr std::size_t max_model_bytes = std::size_t(2) << 30;
+
+/// Reads and checks an `.onnx` file (burn::Error naming the file when missing, truncated or
+/// invalid). External-data tensors are read relative to the model's folder.
+ModelDesc load_model(const std::filesystem::path& path);
+/// The same from bytes; external data, if any, is resolved relative to `base_dir`.
+ModelDesc parse_model(std::span<const std::uint8_t> bytes,
+                      const std::filesystem::path& base_dir = {},
+                      std::string_view source = "<bytes>");
+
+/// Reads a serialized TensorProto (`input_0.pb` of the ONNX test suite).
+TypedData load_tensor_proto(const std::filesystem::path& path);
+/// Writes a TensorProto file (raw little-endian data) from `data` typed as `type`.
+void save_tensor_proto(const std::filesystem::path& path, const TypedData& data);
+
+}  // namespace burn::onnx

@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Reading ONNX models with libonnx (protobuf): the only file of burn-cpp that includes protobuf
+// and ONNX headers. Everything read from a file is checked (sizes, dims, data lengths, external
+// data bounds, graph order) before it becomes a burn::onnx::ModelDesc.
+#include "burn/onnx/model.hpp"
+
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <system_error>
+
+#include "burn/tensor/error.hpp"
+
+namespace burn::onnx {
+
+namespace {
+
+using ::burn::detail::fail;
+
+std::vector<std::uint8_t> read_file(const std::filesystem::path& path, const char* op,
+                                    std::size_t limit) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        fail(op, ": ", path.string(), ": no such file (or not a regular file)");
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) fail(op, ": ", path.string(), ": cannot read its size: ", ec.message());
+    if (size > limit)
+        fail(op, ": ", path.string(), ": ", size, " bytes, more than the limit of ", limit,
+             " bytes");
+    if (size == 0) fail(op, ": ", path.string(), ": the file is empty");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(op, ": ", path.string(), ": cannot open the file");
+    std::vector<std::uint8_t> bytes(size);
+    in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
+    if (in.gcount() != static_cast<std::streamsize>(size))
+        fail(op, ": ", path.string(), ": read ", in.gcount(), " of ", size, " bytes");
+    return bytes;
+}
+
+/// Who is reading: messages start "<op>: <source>: ".
+struct Ctx {
+    const char* op;
+    std::string source;
+    std::filesystem::path base_dir;
+    template <class... A>
+    [[noreturn]] void fail(const A&... a) const {
+        ::burn::detail::fail(op, ": ", source, ": ", a...);
+    }
+};
+
+Shape tensor_shape(const Ctx& ctx, const ::onnx::TensorProto& t, const std::string& what) {
+    if (t.dims_size() > static_cast<int>(Shape::max_rank))
+        ctx.fail(what, " has rank ", t.dims_size(), "; burn-cpp supports at most ",
+                 Shape::max_rank);
+    Shape s;
+    for (auto d : t.dims()) {
+        if (d < 0) ctx.fail(what, " has a negative dim ", d);
+        s.push_back(static_cast<std::size_t>(d));
+    }
+    try {
+        (void)s.num_elements();
+    } catch (const Error& e) {
+        ctx.fail(what, ": ", e.what());
+    }
+    return s;
+}
+
+std::vector<std::uint8_t> external_bytes(const Ctx& ctx, const ::onnx::TensorProto& t,
+                                         const std::string& what) {
+    std::string location;
+    std::int64_t offset = 0, length = -1;
+    for (const auto& kv : t.external_data()) {
+        auto parse = [&](const std::string& v) -> std::int64_t {
+            std::size_t pos = 0;
+            long long x = 0;
+            try {
+                x = std::stoll(v, &pos);
+            } catch (const std::exception&) {
+                pos = 0;
+            }
+            if (pos != v.size() || x < 0)
+                ctx.fail(what, ": external data ", kv.key(), " '", v,
+                         "' is not a non-negative integer");
+            return x;
+        };
+        if (kv.key() == "location") location = kv.value();
+        else if (kv.key() == "offset") offset = parse(kv.value());
+        else if (kv.key() == "length") length = parse(kv.value());
+    }
+    if (location.empty()) ctx.fail(what, ": external data without a location");
+    const std::filesystem::path rel(location);
+    if (rel.is_absolute())
+        ctx.fail(what, ": external data location '", location, "' must be relative to the model");
+    for (const auto& part : rel)
+        if (part == "..")
+            ctx.fail(what, ": external data location '", location,
+                     "' must not leave the model's folder");
+    const auto file = ctx.base_dir / rel;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec))
+        ctx.fail(what, ": external data file ", file.string(), " does not exist");
+    const auto size = static_cast<std::int64_t>(std::filesystem::file_size(file, ec));
+    if (ec) ctx.fail(what, ": cannot read the size of ", file.string());
+    if (offset > size)
+        ctx.fail(what, ": external data offset ", offset, " is past the end of ", file.string(),
+                 " (", size, " bytes)");
+    if (length < 0) length = size - offset;
+    if (length > size - offset)
+        ctx.fail(what, ": external data [", offset, ", ", offset + length, ") is out of bounds of ",
+                 file.string(), " (", size, " bytes)");
+    std::ifstream in(file, std::ios::binary);
+    in.seekg(offset);
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(length));
+    in.read(reinterpret_cast<char*>(bytes.data()), length);
+    if (in.gcount() != length)
+        ctx.fail(what, ": could not read external data from ", file.string());
+    return bytes;
+}
+
+template <class Dst, class Field>
+std::vector<std::uint8_t> pack(const Field& field, std::size_t n, const Ctx& ctx,
+                               const std::string& what) {
+    if (static_cast<std::size_t>(field.size()) != n)
+        ctx.fail(what, ": ", field.size(), " values stored for ", n, " elements");
+    std::vector<std::uint8_t> out(n * sizeof(Dst));
+    for (std::size_t i = 0; i < n; ++i) {
+        const Dst v = static_cast<Dst>(field.Get(static_cast<int>(i)));
+        std::memcpy(out.data() + i * sizeof(Dst), &v, sizeof(Dst));
+    }
+    return out;
+}
+
+/// Converts raw little-endian values of `type` into storage_dtype(type) bytes.
+std::vector<std::uint8_t> widen_raw(ElemType type, std::vector<std::uint8_t> raw, std::size_t n) {
+    auto widen = [&](auto src_tag, auto dst_tag) {
+        using S = decltype(src_tag);
+        using D = decltype(dst_tag);
+        std::vector<std::uint8_t> out(n * sizeof(D));
+        for (std::size_t i = 0; i < n; ++i) {
+            S s;
+            std::memcpy(&s, raw.data() + i * sizeof(S), sizeof(S));
+            const D d = static_cast<D>(s);
+            std::memcpy(out.data() + i * sizeof(D), &d, sizeof(D));
+        }
+        return out;
+    };
+    switch (type) {
+        case ElemType::UInt16: return widen(std::uint16_t{}, std::int32_t{});
+        case ElemType::UInt32: return widen(std::uint32_t{}, std::int64_t{});
+        case ElemType::UInt64: return widen(std::uint64_t{}, std::int64_t{});
+        case ElemType::Bool:
+            for (auto& b : raw) b = b ? 1 : 0;
+            return raw;
+        default: return raw;
+    }
+}
+
+std::size_t raw_elem_size(ElemType t) {
+    switch (t) {
+        case ElemType::Float:
+        case ElemType::Int32:
+        case ElemType::UInt32: return 4;
+        case ElemType::Double:
+        case ElemType::Int64:
+        case ElemType::UInt64: return 8;
+        case ElemType::Float16:
+        case ElemType::BFloat16:
+        case ElemType::Int16:
+        case ElemType::UInt16: return 2;
+        default: return 1;
+    }
+}
+
+TypedData convert_tensor(const Ctx& ctx, const ::onnx::TensorProto& t, const std::string& what) {
+    TypedData out;
+    out.name = t.name();
+    if (!::onnx::TensorProto_DataType_IsValid(t.data_type()))
+        ctx.fail(what, " has an unknown data type ", t.data_type());
+    out.type = static_cast<ElemType>(t.data_type());
+    if (!is_supported_elem_type(out.type))
+        ctx.fail(what, " has data type ", elem_type_name(out.type),
+                 ", which burn-cpp cannot hold (numbers and bools only)");
+    if (t.has_segment()) ctx.fail(what, " is segmented, which is not supported");
+    const Shape shape = tensor_shape(ctx, t, what);
+    const std::size_t n = shape.num_elements();
+    const DType dt = storage_dtype(out.type);
+    std::vector<std::uint8_t> bytes;
+    const bool external = t.data_location() == ::onnx::TensorProto::EXTERNAL;
+    if (external || t.has_raw_data()) {
+        std::vector<std::uint8_t> raw;
+        if (external) {
+            raw = external_bytes(ctx, t, what);
+        } else {
+            raw.assign(t.raw_data().begin(), t.raw_data().end());
+        }
+        if (raw.size() != n * raw_elem_size(out.type))
+            ctx.fail(what, ": ", raw.size(), " bytes of data for shape ", shape, " of ",
+                     elem_type_name(out.type), " (", n * raw_elem_size(out.type),
+                     " bytes expected)");
+        bytes = widen_raw(out.type, std::move(raw), n);
+    } else {
+        switch (out.type) {
+            case ElemType::Float: bytes = pack<float>(t.float_data(), n, ctx, what); break;
+            case ElemType::Double: bytes = pack<double>(t.double_data(), n, ctx, what); break;
+            case ElemType::Int64: bytes = pack<std::int64_t>(t.int64_data(), n, ctx, what); break;
+            case ElemType::Int32: bytes = pack<std::int32_t>(t.int32_data(), n, ctx, what); break;
+            case ElemType::Int16: bytes = pack<std::int16_t>(t.int32_data(), n, ctx, what); break;
+            case ElemType::Int8: bytes = pack<std::int8_t>(t.int32_data(), n, ctx, what); break;
+            case ElemType::UInt8: bytes = pack<std::uint8_t>(t.int32_data(), n, ctx, what); break;
+            case ElemType::UInt16: bytes = pack<std::int32_t>(t.int32_data(), n, ctx, what); break;
+            case ElemType::Bool: {
+                bytes = pack<std::uint8_t>(t.int32_data(), n, ctx, what);
+                for (auto& b : bytes) b = b ? 1 : 0;
+                break;
+            }
+            case ElemType::Float16:
+            case ElemType::BFloat16:
+                bytes = pack<std::uint16_t>(t.int32_data(), n, ctx, what);
+                break;
+            case ElemType::UInt32:
+            case ElemType::UInt64: {
+                if (static_cast<std::size_t>(t.uint64_data_size()) != n)
+                    ctx.fail(what, ": ", t.uint64_data_size(), " values stored for ", n,
+                             " elements");
+                bytes.resize(n * 8);
+                for (std::size_t i = 0; i < n; ++i) {
+                    const auto v = static_cast<std::int64_t>(t.uint64_data(static_cast<int>(i)));
+                    std::memcpy(bytes.data() + i * 8, &v, 8);
+                }
+                break;
+            }
+            default: ctx.fail(what, ": unsupported data type ", elem_type_name(out.type));
+        }
+    }
+    out.data = TensorData(std::move(bytes), shape, dt);
+    return out;
+}
+
+ValueInfo convert_value_info(const ::onnx::ValueInfoProto& v) {
+    ValueInfo out;
+    out.name = v.name();
+    if (v.has_type() && v.type().has_tensor_type()) {
+        const auto& tt = v.type().tensor_type();
+        out.type = static_cast<ElemType>(tt.elem_type());
+        if (tt.has_shape()) {
+            out.has_shape = true;
+            for (const auto& d : tt.shape().dim()) {
+                out.dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+                out.dim_names.push_back(d.has_dim_param() ? d.dim_param() : "");
+            }
+        }
+    }
+    return out;
+}
+
+Attribute convert_attribute(const Ctx& ctx, const ::onnx::AttributeProto& a,
+                            const std::string& where) {
+    using AP = ::onnx::AttributeProto;
+    const std::string what = where + " attribute '" + a.name() + "'";
+    switch (a.type()) {
+        case AP::INT: return {a.i()};
+        case AP::FLOAT: return {a.f()};
+        case AP::STRING: return {a.s()};
+        case AP::INTS: return {std::vector<std::int64_t>(a.ints().begin(), a.ints().end())};
+        case AP::FLOATS: return {std::vector<float>(a.floats().begin(), a.floats().end())};
+        case AP::STRINGS: return {std::vector<std::string>(a.strings().begin(), a.strings().end())};
+        case AP::TENSOR: return {convert_tensor(ctx, a.t(), what)};
+        case AP::GRAPH: return {GraphAttr{a.g().name()}};
+        case AP::GRAPHS: return {GraphAttr{a.name()}};
+        default: break;
+    }
+    // Attributes without a type (IR < 0.0.2 files) carry exactly one of the fields.
+    if (a.has_i()) return {a.i()};
+    if (a.has_f()) return {a.f()};
+    if (a.has_s()) return {a.s()};
+    if (a.ints_size()) return {std::vector<std::int64_t>(a.ints().begin(), a.ints().end())};
+    if (a.floats_size()) return {std::vector<float>(a.floats().begin(), a.floats().end())};
+    if (a.has_t()) return {convert_tensor(ctx, a.t(), what)};
+    ctx.fail(what, " has type ", AP::AttributeType_Name(a.type()),
+             ", which burn-cpp does not support");
+}
+
+/// The value of a Constant node (one of its attributes).
+TypedData constant_value(const Ctx& ctx, const Node& node) {
+    if (node.attributes.size() != 1)
+        ctx.fail(node.describe(), " must have exactly one attribute, has ", node.attributes.size());
+    const auto& [key, attr] = *node.attributes.begin();
+    TypedData out;
+    out.name = node.outputs.empty() ? std::string() : node.outputs[0];
+    if (const auto* t = std::get_if<TypedData>(&attr.value); t && key == "value") {
+        out.type = t->type;
+        out.data = t->data;
+    } else if (const auto* f = std::get_if<float>(&attr.value); f && key == "value_float") {
+        out.type = ElemType::Float;
+        out.data = TensorData(std::vector<float>{*f}, Shape{});
+    } else if (const auto* fs = std::get_if<std::vector<float>>(&attr.value);
+               fs && key == "value_floats") {
+        out.type = ElemType::Float;
+        out.data = TensorData(*fs, Shape{fs->size()});
+    } else if (const auto* i = std::get_if<std::int64_t>(&attr.value); i && key == "value_int") {
+        out.type = ElemType::Int64;
+        out.data = TensorData(std::vector<std::int64_t>{*i}, Shape{});
+    } else if (const auto* is = std::get_if<std::vector<std::int64_t>>(&attr.value);
+               is && key == "value_ints") {
+        out.type = ElemType::Int64;
+        out.data = TensorData(*is, Shape{is->size()});
+    } else {
+        ctx.fail(node.describe(), ": attribute '", key, "' (", attr.kind_name(),
+                 ") is not supported (value, value_float(s) and value_int(s) are)");
+    }
+    return out;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------- types
+std::string_view elem_type_name(ElemType t) {
+    switch (t) {
+        case ElemType::Undefined: return "undefined";
+        case ElemType::Float: return "float";
+        case ElemType::UInt8: return "uint8";
+        case ElemType::Int8: return "int8";
+        case ElemType::UInt16: return "uint16";
+        case ElemType::Int16: return "int16";
+        case ElemType::Int32: return "int32";
+        case ElemType::Int64: return "int64";
+        case ElemType::String: return "string";
+        case ElemType::Bool: return "bool";
+        case ElemType::Float16: return "float16";
+        case ElemType::Double: return "double";
+        case ElemType::UInt32: return "uint32";
+        case ElemType::UInt64: return "uint64";
+        case ElemType::Complex64: return "complex64";
+        case ElemType::Complex128: return "complex128";
+        case ElemType::BFloat16: return "bfloat16";
+    }
+    return "unknown";
+}
+
+bool is_supported_elem_type(ElemType t) {
+    return is_float_type(t) || is_int_type(t) || t == ElemType::Bool;
+}
+
+DType storage_dtype(ElemType t) {
+    switch (t) {
+        case ElemType::Float: return DType::F32;
+        case ElemType::Double: return DType::F64;
+        case ElemType::Float16: return DType::F16;
+        case ElemType::BFloat16: return DType::BF16;
+        case ElemType::UInt8: return DType::U8;
+        case ElemType::Int8: return DType::I8;
+        case ElemType::Int16: return DType::I16;
+        case ElemType::UInt16:
+        case ElemType::Int32: return DType::I32;
+        case ElemType::Int64:
+        case ElemType::UInt32:
+        case ElemType::UInt64: return DType::I64;
+        case ElemType::Bool: return DType::Bool;
+        default: break;
+    }
+    fail("onnx::storage_dtype: element type ", elem_type_name(t),
+         " cannot be held in a TensorData (numbers and bools only)");
+}
+
+ElemType elem_type_of(DType d) {
+    switch (d) {
+        case DType::F64: return ElemType::Double;
+        case DType::F32: return ElemType::Float;
+        case DType::F16: return ElemType::Float16;
+        case DType::BF16: return ElemType::BFloat16;
+        case DType::I64: return ElemType::Int64;
+        case DType::I32: return ElemType::Int32;
+        case DType::I16: return ElemType::Int16;
+        case DType::I8: return ElemType::Int8;
+        case DType::U8: return ElemType::UInt8;
+        case DType::Bool: return ElemType::Bool;
+        case DType::QInt8: break;
+    }
+    fail("onnx::elem_type_of: dtype ", dtype_name(d), " has no ONNX element type");
+}
+
+std::string_view Attribute::kind_name() const {
+    static constexpr std::string_view names[] = {"int",    "float",   "string", "ints",
+                                                 "floats", "strings", "tensor", "graph"};
+    return names[value.index()];
+}
+
+// ------------------------------------------------------------------------------- nodes
+std::string Node::describe() const {
+    std::string s = "node '" + name + "' (" + op_type;
+    if (!domain.empty()) s += ", domain " + domain;
+    return s + ")";
+}
+
+namespace {
+template <class T>
+const T* typed_attr(const Node& n, std::string_view key, const char* kind) {
+    auto it = n.attributes.find(key);
+    if (it == n.attributes.end()) return nullptr;
+    const T* v = std::get_if<T>(&it->second.value);
+    if (!v)
+        fail("onnx: ", n.describe(), ": attribute '", key, "' is ", it->second.kind_name(),
+             ", expected ", kind);
+    return v;
+}
+}  // namespace
+
+std::int64_t Node::attr_int(std::string_view key, std::int64_t def) const {
+    const auto* v = typed_attr<std::int64_t>(*this, key, "int");
+    return v ? *v : def;
+}
+float Node::attr_float(std::string_view key, float def) const {
+    auto it = attributes.find(key);
+    if (it != attributes.end())
+        if (const auto* i = std::get_if<std::int64_t>(&it->second.value))
+            return static_cast<float>(*i);
+    const auto* v = typed_attr<float>(*this, key, "float");
+    return v ? *v : def;
+}
+std::string Node::attr_string(std::string_view key, std::string_view def) const {
+    const auto* v = typed_attr<std::string>(*this, key, "string");
+    return v ? *v : std::string(def);
+}
+std::vector<std::int64_t> Node::attr_ints(std::string_view key,
+                                          std::vector<std::int64_t> def) const {
+    const auto* v = typed_attr<std::vector<std::int64_t>>(*this, key, "ints");
+    return v ? *v : def;
+}
+std::vector<float> Node::attr_floats(std::string_view key, std::vector<float> def) const {
+    const auto* v = typed_attr<std::vector<float>>(*this, key, "floats");
+    return v ? *v : def;
+}
+std::vector<std::string> Node::attr_strings(std::string_view key,
+                                            std::vector<std::string> def) const {
+    const auto* v = typed_attr<std::vector<std::string>>(*this, key, "strings");
+    return v ? *v : def;
+}
+const TypedData* Node::attr_tensor(std::string_view key) const {
+    return typed_attr<TypedData>(*this, key, "tensor");
+}
+std::int64_t Node::require_int(std::string_view key) const {
+    const auto* v = typed_attr<std::int64_t>(*this, key, "int");
+    if (!v) fail("onnx: ", describe(), ": the required attribute '", key, "' is missing");
+    return *v;
+}
+
+std::string ValueInfo::describe() const {
+    std::string s(elem_type_name(type));
+    if (!has_shape) return s + "[?]";
+    s += "[";
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+        if (i) s += ", ";
+        if (dims[i] >= 0) s += std::to_string(dims[i]);
+        else s += dim_names[i].empty() ? "?" : dim_names[i];
+    }
+    return s + "]";
+}
+
+// ------------------------------------------------------------------------------- loading
+ModelDesc parse_model(std::span<const std::uint8_t> bytes, const std::filesystem::path& base_dir,
+                      std::string_view source) {
+    GOOGLE_PROTOBUF_VERIFY_VERSION;
+    const Ctx ctx{"onnx::load_model", std::string(source), base_dir};
+    if (bytes.empty()) ctx.fail("no bytes (an empty model)");
+    if (bytes.size() > max_model_bytes)
+        ctx.fail(bytes.size(), " bytes, more than protobuf's limit of ", max_model_bytes);
+    ::onnx::ModelProto proto;
+    if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+        ctx.fail("not a valid ONNX model (protobuf parsing failed on ", bytes.size(),
+                 " bytes: truncated or not an .onnx file)");
+    if (!proto.has_graph()) ctx.fail("the model has no graph");
+    if (proto.ir_version() <= 0) ctx.fail("the model has no IR version");
+
+    ModelDesc m;
+    m.source = std::string(source);
+    m.ir_version = proto.ir_version();
+    m.producer = proto.producer_name();
+    for (const auto& o : proto.opset_import()) {
+        const std::string dom = o.domain() == "ai.onnx" ? "" : o.domain();
+        m.opsets[dom] = o.version();
+    }
+    if (proto.opset_import_size() == 0) m.opsets[""] = 1;  // IR 1-2 files import nothing
+    m.opset = m.opsets.count("") ? m.opsets[""] : 0;
+
+    try {
+        ::onnx::shape_inference::InferShapes(proto);
+    } catch (const std::exception& e) {
+        m.shape_inference_error = e.what();
+    }
+
+    const auto& g = proto.graph();
+    for (const auto& t : g.initializer()) {
+        if (t.name().empty()) ctx.fail("an initializer has no name");
+        m.initializers[t.name()] = convert_tensor(ctx, t, "initializer '" + t.name() + "'");
+    }
+    if (g.sparse_initializer_size() > 0)
+        ctx.fail("sparse initializers are not supported (", g.sparse_initializer_size(), " found)");
+    std::set<std::string> defined;
+    for (const auto& [name, _] : m.initializers) defined.insert(name);
+    for (const auto& v : g.input()) {
+        if (v.name().empty()) ctx.fail("a graph input has no name");
+        if (m.initializers.count(v.name())) continue;  // IR < 4 lists initializers as inputs
+        m.inputs.push_back(convert_value_info(v));
+        if (!defined.insert(v.name()).second) ctx.fail("graph input '", v.name(), "' is repeated");
+    }
+    for (const auto& v : g.output()) m.outputs.push_back(convert_value_info(v));
+    for (const auto& v : g.value_info()) m.value_info[v.name()] = convert_value_info(v);
+
+    int index = 0;
+    for (const auto& np : g.node()) {
+        Node n;
+        n.op_type = np.op_type();
+        n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+        n.name = np.name().empty() ? n.op_type + "_" + std::to_string(index) : np.name();
+        ++index;
+        if (n.op_type.empty()) ctx.fail("node ", index - 1, " has no op_type");
+        n.inputs.assign(np.input().begin(), np.input().end());
+        n.outputs.assign(np.output().begin(), np.output().end());
+        for (const auto& a : np.attribute()) {
+            if (a.name().empty()) ctx.fail(n.describe(), " has an attribute without a name");
+            if (!a.ref_attr_name().empty())
+                ctx.fail(n.describe(), ": attribute '", a.name(),
+                         "' refers to a function attribute, which is not supported");
+            n.attributes.insert_or_assign(a.name(), convert_attribute(ctx, a, n.describe()));
+        }
+        for (const auto& in : n.inputs)
+            if (!in.empty() && !defined.count(in))
+                ctx.fail(n.describe(), ": input '", in,
+                         "' is not produced by an earlier node, an initializer or a graph input "
+                         "(the nodes must be in topological order)");
+        for (const auto& out : n.outputs) {
+            if (out.empty()) continue;
+            if (!defined.insert(out).second)
+                ctx.fail(n.describe(), ": output '", out, "' is already defined");
+        }
+        if (n.op_type == "Constant" && n.domain.empty()) {
+            if (n.outputs.size() != 1 || n.outputs[0].empty())
+                ctx.fail(n.describe(), " must have one output");
+            m.initializers[n.outputs[0]] = constant_value(ctx, n);
+            continue;
+        }
+        m.nodes.push_back(std::move(n));
+    }
+    for (const auto& o : m.outputs)
+        if (!defined.count(o.name))
+            ctx.fail("graph output '", o.name,
+                     "' is not produced by any node, initializer or input");
+    return m;
+}
+
+ModelDesc load_model(const std::filesystem::path& path) {
+    const auto bytes = read_file(path, "onnx::load_model", max_model_bytes);
+    return parse_model(bytes, path.parent_path(), path.string());
+}
+
+TypedData load_tensor_proto(const std::filesystem::path& path) {
+    GOOGLE_PROTOBUF_VERIFY_VERSION;
+    const auto bytes = read_file(path, "onnx::load_tensor_proto", max_model_bytes);
+    const Ctx ctx{"onnx::load_tensor_proto", path.string(), path.parent_path()};
+    ::onnx::TensorProto t;
+    if (!t.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+        ctx.fail("not a valid TensorProto (protobuf parsing failed on ", bytes.size(), " bytes)");
+    return convert_tensor(ctx, t, "tensor '" + t.name() + "'");
+}
+
+void save_tensor_proto(const std::filesystem::path& path, const TypedData& data) {
+    ::onnx::TensorProto t;
+    t.set_name(data.name);
+    t.set_data_type(static_cast<int>(data.type));
+    for (auto d : data.data.shape) t.add_dims(static_cast<std::int64_t>(d));
+    const TensorData stored = data.data.convert(storage_dtype(data.type));
+    const std::size_t n = stored.num_elements();
+    std::string raw;
+    auto narrow = [&](auto src_tag, auto dst_tag) {
+        using S = decltype(src_tag);
+        using D = decltype(dst_tag);
+        raw.resize(n * sizeof(D));
+        auto src = stored.as_span<S>();
+        for (std::size_t i = 0; i < n; ++i) {
+            const D d = static_cast<D>(src[i]);
+            std::memcpy(raw.data() + i * sizeof(D), &d, sizeof(D));
+        }
+    };
+    if (data.type == ElemType::UInt16) narrow(std::int32_t{}, std::uint16_t{});
+    else if (data.type == ElemType::UInt32) narrow(std::int64_t{}, std::uint32_t{});
+    else if (data.type == ElemType::UInt64) narrow(std::int64_t{}, std::uint64_t{});
+    else raw.assign(stored.bytes().begin(), stored.bytes().end());
+    t.set_raw_data(raw);
+    std::ofstream out(path, std::ios::binary);
+    if (!out || !t.SerializeToOstream(&out))
+        fail("onnx::save_tensor_proto: ", path.string(), ": cannot write the file");
+}
+
+}  // namespace burn::onnx

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The ONNX code generator (burn-onnx, burn_onnx_generate): headers generated at build time from
+// models of the ONNX backend test suite (tests/CMakeLists.txt lists them) run every
+// test_data_set_* and match the expected outputs and burn::onnx::Graph<B>; the MNIST example's
+// model trains under Autodiff<Cpu<float>>, round-trips through every recorder, and the generator
+// reports unsupported ops and bad options.
+#include <gtest/gtest.h>
+
+#include <burn/autodiff/autodiff.hpp>
+#include <burn/backend/cpu.hpp>
+#include <burn/nn/loss.hpp>
+#include <burn/onnx/codegen.hpp>
+#include <burn/onnx/graph.hpp>
+#include <burn/optim/grads.hpp>
+#include <burn/optim/sgd.hpp>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "codegen_cases.inc"  // #include "<model>.hpp" for every generated model
+#include "train_mnist.hpp"    // examples/onnx-inference/mnist.onnx
+
+namespace fs = std::filesystem;
+using burn::onnx::TypedData;
+using burn::onnx::Value;
+using B = burn::Cpu<float>;
+using AD = burn::Autodiff<B>;
+
+namespace {
+
+/// Empty when `got` matches `want` (the ONNX test runner's rtol 1e-3, atol 1e-7; exact dtype and
+/// shape; NaN == NaN).
+std::string mismatch(const burn::TensorData& got, const burn::TensorData& want) {
+    if (got.dtype != want.dtype)
+        return "dtype " + std::string(burn::dtype_name(got.dtype)) + " vs " +
+               std::string(burn::dtype_name(want.dtype));
+    if (got.shape != want.shape)
+        return "shape " + got.shape.to_string() + " vs " + want.shape.to_string();
+    const auto g = got.to_vec<double>(), w = want.to_vec<double>();
+    for (std::size_t i = 0; i < g.size(); ++i) {
+        if (std::isnan(g[i]) && std::isnan(w[i])) continue;
+        if (!(std::abs(g[i] - w[i]) <= 1e-7 + 1e-3 * std::abs(w[i])))
+            return "element " + std::to_string(i) + ": " + std::to_string(g[i]) + " vs " +
+                   std::to_string(w[i]);
+    }
+    return {};
+}
+
+std::vector<fs::path> sorted(const fs::path& dir, std::string_view prefix) {
+    std::vector<fs::path> v;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().filename().string().rfind(prefix, 0) == 0) v.push_back(e.path());
+    std::sort(v.begin(), v.end(), [](const fs::path& a, const fs::path& b) {
+        const auto num = [](const fs::path& p) {
+            const auto s = p.stem().string();
+            return std::stoul(s.substr(s.rfind('_') + 1));
+        };
+        return num(a) < num(b);
+    });
+    return v;
+}
+
+/// Runs the generated model M on every test_data_set_* of `dir`: outputs compared with the
+/// expected .pb files and with Graph<B> on the same model (the same op functions: equal values).
+template <template <class> class M>
+void check_generated(const fs::path& dir, const fs::path& record) {
+    SCOPED_TRACE(dir.string());
+    const auto model = M<B>::from_file(record);
+    const auto graph = burn::onnx::Graph<B>::load(dir / "model.onnx");
+    std::size_t sets = 0;
+    for (const auto& set : sorted(dir, "test_data_set_")) {
+        SCOPED_TRACE(set.filename().string());
+        std::vector<Value<B>> in;
+        for (const auto& p : sorted(set, "input_"))
+            in.push_back(Value<B>::from_typed(burn::onnx::load_tensor_proto(p), {}));
+        const auto want = sorted(set, "output_");
+        const auto got = model.forward_values(in);
+        const auto ref = graph.run(in);
+        ASSERT_EQ(got.size(), want.size());
+        for (std::size_t o = 0; o < want.size(); ++o) {
+            const auto g = got[o].to_data();
+            EXPECT_EQ(mismatch(g, burn::onnx::load_tensor_proto(want[o]).data), "")
+                << "output " << o;
+            EXPECT_EQ(g.template to_vec<double>(), ref[o].to_data().template to_vec<double>())
+                << "output " << o << " differs from Graph<B>";
+        }
+        ++sets;
+    }
+    EXPECT_GT(sets, 0u);
+}
+
+}  // namespace
+
+TEST(OnnxCodegen, GeneratedModelsMatchTheTestSuite) {
+#define BURN_CODEGEN_CASE(NAME, DIR, RECORD) check_generated<NAME>(DIR, RECORD);
+#include "codegen_cases_run.inc"
+#undef BURN_CODEGEN_CASE
+}
+
+// A typed forward with several outputs returns a tuple of tensors of the declared ranks.
+TEST(OnnxCodegen, TypedForwardWithSeveralOutputs) {
+    const auto model =
+        NodeSplitEqualParts1d<B>::from_file(BURN_ONNX_NODE_SPLIT_EQUAL_PARTS1D_RECORD);
+    const auto x = burn::Tensor<B, 1>::from_data(burn::TensorData::from<float>({1, 2, 3, 4, 5, 6}));
+    auto [a, b, c] = model.forward(x);
+    EXPECT_EQ(a.to_data().to_vec<float>(), (std::vector<float>{1, 2}));
+    EXPECT_EQ(b.to_data().to_vec<float>(), (std::vector<float>{3, 4}));
+    EXPECT_EQ(c.to_data().to_vec<float>(), (std::vector<float>{5, 6}));
+}
+
+// Input checks: wrong rank or fixed dim, naming the model input.
+TEST(OnnxCodegen, ForwardChecksInputs) {
+    const auto model = TrainMnist<B>::from_file(BURN_ONNX_TRAIN_MNIST_RECORD);
+    try {
+        (void)model.forward(burn::Tensor<B, 4>::zeros({1, 1, 27, 28}));
+        FAIL() << "no error";
+    } catch (const burn::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("input 'image' is declared float[batch, 1, 28, 28]"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+// The imported model fine-tunes: parameters get gradients under Autodiff<Cpu<float>>, one SGD
+// step lowers the loss on the batch, and valid() gives the inner-backend model.
+TEST(OnnxCodegen, GeneratedModelTrainsUnderAutodiff) {
+    auto model = TrainMnist<AD>::from_file(BURN_ONNX_TRAIN_MNIST_RECORD);
+    EXPECT_EQ(model.num_params(), 27562u);
+    const auto x = burn::Tensor<AD, 4>::random({16, 1, 28, 28}, burn::Distribution::Uniform(0, 1));
+    std::vector<std::int64_t> labels(16);
+    for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = std::int64_t(i % 10);
+    const auto y =
+        burn::Tensor<AD, 1, burn::Int>::from_data(burn::TensorData(labels, burn::Shape{16}));
+    const auto ce = burn::nn::CrossEntropyLossConfig{}.init<AD>();
+    const auto loss0 = ce.forward(model.forward(x), y);
+    auto grads = loss0.backward();
+    const auto g = model.conv1_weight.val().grad(grads);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_GT(g->abs().sum().into_scalar(), 0.0f);
+    ASSERT_TRUE(model.fc2_bias.val().grad(grads).has_value());
+    auto optim = burn::optim::SgdConfig{}.init<AD>();
+    model = optim.step(0.05, model, burn::optim::GradientsParams<AD>::from_grads(grads, model));
+    const float before = loss0.into_scalar();
+    const float after = ce.forward(model.forward(x), y).into_scalar();
+    EXPECT_LT(after, before);
+    const TrainMnist<B> inner = model.valid();
+    EXPECT_EQ(inner.num_params(), 27562u);
+}
+
+// Saved and loaded with every recorder: the same outputs.
+TEST(OnnxCodegen, RoundTripsThroughEveryRecorder) {
+    using namespace burn::record;
+    const auto model = TrainMnist<B>::from_file(BURN_ONNX_TRAIN_MNIST_RECORD);
+    const auto x = burn::Tensor<B, 4>::random({2, 1, 28, 28}, burn::Distribution::Uniform(0, 1));
+    const auto want = model.forward(x).to_data().to_vec<float>();
+    const fs::path dir = fs::temp_directory_path() / "burn_onnx_codegen_records";
+    fs::create_directories(dir);
+    auto check = [&](const auto& recorder, float tol) {
+        const auto path = model.save_file(dir / "mnist", recorder);
+        const auto loaded = TrainMnist<B>(burn::Cpu<>::Device{}).load_file(path, recorder);
+        const auto got = loaded.forward(x).to_data().template to_vec<float>();
+        ASSERT_EQ(got.size(), want.size());
+        for (std::size_t i = 0; i < got.size(); ++i)
+            EXPECT_NEAR(got[i], want[i], tol) << path.string();
+    };
+    check(NamedMpkFileRecorder<FullPrecisionSettings>{}, 0.0f);
+    check(NamedMpkGzFileRecorder<FullPrecisionSettings>{}, 0.0f);
+    check(BinFileRecorder<FullPrecisionSettings>{}, 0.0f);
+    check(BinGzFileRecorder<FullPrecisionSettings>{}, 0.0f);
+    check(JsonGzFileRecorder<FullPrecisionSettings>{}, 1e-5f);
+    check(PrettyJsonFileRecorder<FullPrecisionSettings>{}, 1e-5f);
+    check(NamedMpkFileRecorder<HalfPrecisionSettings>{}, 5e-2f);
+    check(BinFileRecorder<DoublePrecisionSettings>{}, 0.0f);
+    // The embedded weights (EMBED_STATES) are the same as the record file's.
+    const auto embedded = TrainMnist<B>::from_embedded();
+    EXPECT_EQ(embedded.forward(x).to_data().to_vec<float>(), want);
+    fs::remove_all(dir);
+}
+
+// The generator reports every unsupported op at once, and rejects bad names and record types.
+TEST(OnnxCodegen, GeneratorErrors) {
+    burn::onnx::ModelDesc m;
+    m.source = "bad.onnx";
+    m.opset = 13;
+    m.opsets[""] = 13;
+    burn::onnx::ValueInfo in;
+    in.name = "x";
+    in.type = burn::onnx::ElemType::Float;
+    m.inputs.push_back(in);
+    for (const char* op : {"Loop", "Relu", "NonMaxSuppression"}) {
+        burn::onnx::Node n;
+        n.op_type = op;
+        n.name = std::string("n_") + op;
+        n.inputs = {"x"};
+        n.outputs = {std::string("y_") + op};
+        m.nodes.push_back(n);
+    }
+    m.outputs.push_back({"y_Relu", burn::onnx::ElemType::Float, {}, {}, false});
+    burn::onnx::CodegenOptions o;
+    o.name = "Bad";
+    try {
+        (void)burn::onnx::generate_files(m, o);
+        FAIL() << "no error";
+    } catch (const burn::Error& e) {
+        EXPECT_NE(std::string(e.what()).find(
+                      "bad.onnx: 2 nodes use unsupported ops: Loop (node 'n_Loop', opset 13), "
+                      "NonMaxSuppression (node 'n_NonMaxSuppression', opset 13)"),
+                  std::string::npos)
+            << e.what();
+    }
+    m.nodes.erase(m.nodes.begin());
+    m.nodes.pop_back();
+    o.name = "1bad";
+    EXPECT_THROW((void)burn::onnx::generate_files(m, o), burn::Error);
+    o.name = "Good";
+    o.record_type = "yaml";
+    EXPECT_THROW((void)burn::onnx::generate_files(m, o), burn::Error);
+    o.record_type = "bin";
+    const auto f = burn::onnx::generate_files(m, o);
+    EXPECT_EQ(f.header_name, "good.hpp");
+    EXPECT_EQ(f.record_name, "good.bin");
+    EXPECT_NE(f.header.find("struct Good"), std::string::npos);
+    // An input of unknown rank is taken as a Value<B>.
+    EXPECT_NE(f.header.find("forward(const burn::onnx::Value<B>& x)"), std::string::npos);
+}
