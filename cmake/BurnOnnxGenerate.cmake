@@ -56,7 +56,10 @@ function(burn_onnx_generate)
                         "full, half or double)")
   endif()
   get_filename_component(_input "${ARG_INPUT}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-  if(NOT EXISTS "${_input}")
+  # A model made at build time (the OUTPUT of a custom command of the calling directory) need
+  # not exist yet.
+  get_source_file_property(_input_generated "${_input}" GENERATED)
+  if(NOT EXISTS "${_input}" AND NOT _input_generated)
     message(FATAL_ERROR "burn_onnx_generate: INPUT ${_input} does not exist")
   endif()
   if(NOT ARG_OUTPUT_DIR)

@@ -2,6 +2,7 @@
 #include "burn/data/image_folder.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -204,6 +205,16 @@ std::size_t ImageDatasetItem::label() const {
 
 const std::vector<std::string>& ImageFolderDataset::supported_extensions() { return SUPPORTED; }
 
+namespace {
+std::atomic<std::uint64_t> max_decoded{std::uint64_t(256) << 20};
+}  // namespace
+
+std::uint64_t ImageFolderDataset::set_max_decoded_bytes(std::uint64_t bytes) {
+    return max_decoded.exchange(bytes);
+}
+
+std::uint64_t ImageFolderDataset::max_decoded_bytes() { return max_decoded.load(); }
+
 ImageFolderDataset ImageFolderDataset::new_classification(const std::filesystem::path& root) {
     return new_classification_with(root, SUPPORTED);
 }
@@ -330,6 +341,21 @@ std::optional<ImageDatasetItem> ImageFolderDataset::get(std::size_t index) const
                      " declares more than 256 codes");
     const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
     const int size = static_cast<int>(bytes.size());
+    {
+        // The decoded size the header declares, checked before stb allocates and decodes it.
+        int iw = 0, ih = 0, ic = 0;
+        if (stbi_info_from_memory(data, size, &iw, &ih, &ic) == 1 && iw > 0 && ih > 0) {
+            const std::uint64_t depth = stbi_is_16_bit_from_memory(data, size) ? 2 : 1;
+            const std::uint64_t need =
+                std::uint64_t(iw) * std::uint64_t(ih) * std::uint64_t(std::max(ic, 1)) * depth;
+            const std::uint64_t limit = max_decoded_bytes();
+            if (need > limit)
+                detail::fail("ImageFolderDataset::get: image '", entry.path.string(), "' (item ",
+                             index, ", ", bytes.size(), " bytes) is ", iw, "x", ih, " with ", ic,
+                             " channels: ", need, " bytes decoded, more than the limit of ", limit,
+                             " (ImageFolderDataset::set_max_decoded_bytes raises it)");
+        }
+    }
 
     // Per-thread override of stb's global flip flag: images are always read top row first.
     stbi_set_flip_vertically_on_load_thread(0);

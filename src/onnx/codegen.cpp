@@ -612,6 +612,15 @@ GeneratedFiles generate_files(const ModelDesc& m, const CodegenOptions& o) {
     }
     std::size_t next_var = 0;
     auto new_var = [&]() { return "burn_v" + std::to_string(next_var++); };
+    // The last node that reads each model input or node output: that node takes the value with
+    // std::move, so that its memory is released once the node has run (as Graph<B> does) instead
+    // of when forward_values returns. Graph outputs are kept to the end.
+    std::map<std::string, std::size_t> last_use;
+    for (std::size_t i = 0; i < m.nodes.size(); ++i)
+        for (const auto& in : m.nodes[i].inputs)
+            if (!in.empty()) last_use[in] = i;
+    for (const auto& vi : m.outputs) last_use.erase(vi.name);
+    std::set<std::string> movable;  // values declared non-const (model inputs, node outputs)
     for (std::size_t i = 0; i < m.inputs.size(); ++i) {
         const auto& vi = m.inputs[i];
         const std::string v = new_var();
@@ -623,8 +632,10 @@ GeneratedFiles generate_files(const ModelDesc& m, const CodegenOptions& o) {
                                              : "ElemType::" + elem_type_expr(vi.type).substr(22))
           << ", " << dims_list(vi) << ", " << (vi.has_shape ? "true" : "false") << ",\n"
           << "                                     " << quote(vi.describe()) << ");\n";
-        h << "        const V " << v << " = std::move(burn_inputs[" << i << "]);\n";
+        h << "        " << (last_use.count(vi.name) ? "V " : "const V ") << v
+          << " = std::move(burn_inputs[" << i << "]);\n";
         expr[vi.name] = v;
+        movable.insert(vi.name);
     }
     for (const auto& p : params) {
         const std::string v = new_var();
@@ -661,7 +672,13 @@ GeneratedFiles generate_files(const ModelDesc& m, const CodegenOptions& o) {
                 if (it == expr.end())
                     fail("burn-onnx: ", m.source, ": ", n.describe(), ": input '", n.inputs[a],
                          "' has no value");
-                args += it->second;
+                // The last read of a value that dies here moves it (an earlier read of the same
+                // value by this node copies: braced lists are evaluated left to right).
+                const bool last_here = movable.count(n.inputs[a]) && last_use.count(n.inputs[a]) &&
+                                       last_use.at(n.inputs[a]) == i &&
+                                       std::find(n.inputs.begin() + a + 1, n.inputs.end(),
+                                                 n.inputs[a]) == n.inputs.end();
+                args += last_here ? "std::move(" + it->second + ")" : it->second;
             }
         }
         const std::string r = "burn_r" + std::to_string(i);
@@ -670,8 +687,10 @@ GeneratedFiles generate_files(const ModelDesc& m, const CodegenOptions& o) {
         for (std::size_t o = 0; o < n.outputs.size(); ++o) {
             if (n.outputs[o].empty()) continue;
             const std::string v = new_var();
-            h << "        const V " << v << " = std::move(" << r << "[" << o << "]);\n";
+            h << "        " << (last_use.count(n.outputs[o]) ? "V " : "const V ") << v
+              << " = std::move(" << r << "[" << o << "]);\n";
             expr[n.outputs[o]] = v;
+            movable.insert(n.outputs[o]);
         }
     }
     h << "        std::vector<V> burn_out;\n";

@@ -416,6 +416,25 @@ TEST(ImageFolderDataset, OversizedJpegHuffmanTableIsRefused) {
                       "corrupt JPEG: a Huffman table at offset 6 declares more than 256 codes");
 }
 
+TEST(ImageFolderDataset, HugeDeclaredDimensionsAreRefusedBeforeDecoding) {
+    // A 30-byte RLE TGA declaring 65535 x 12801 grey pixels (838 MB decoded; found by the
+    // image_folder fuzzer, where decoding it took over 10 s).
+    TempDir tmp;
+    const fs::path root = tmp.path / "root";
+    Bytes tga = {0, 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0x01, 0x32, 8, 0};
+    tga.insert(tga.end(), {0xFF, 7, 0xFF, 9, 0xFF, 3, 0xFF, 1, 0xFF, 2, 0xFF, 4});
+    write_bytes(root / "a" / "huge.tga", tga);
+    write_png(root / "a" / "small.png", 64, 64, 3);
+    const auto ds = ImageFolderDataset::new_classification(root);
+    EXPECT_BURN_ERROR(ds.get(0),
+                      "is 65535x12801 with 1 channels: 838913535 bytes decoded, more "
+                      "than the limit of 268435456");
+    const std::uint64_t saved = ImageFolderDataset::set_max_decoded_bytes(64 * 64 * 3 - 1);
+    EXPECT_BURN_ERROR(ds.get(1), "12288 bytes decoded, more than the limit of 12287");
+    ImageFolderDataset::set_max_decoded_bytes(saved);
+    EXPECT_TRUE(ds.get(1).has_value());
+}
+
 TEST(ImageFolderDataset, ExplicitItems) {
     TempDir tmp;
     write_png(tmp.path / "x.png", 2, 2, 1, 1);

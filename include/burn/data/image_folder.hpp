@@ -66,7 +66,8 @@ struct ImageDatasetItem {
     /// Unchecked (like operator[]).
     float pixel(std::size_t row, std::size_t column, std::size_t channel = 0) const {
         const std::size_t i = (row * width + column) * channels + channel;
-        return depth == PixelDepth::U8 ? static_cast<float>(image[i]) : static_cast<float>(image_u16[i]);
+        return depth == PixelDepth::U8 ? static_cast<float>(image[i])
+                                       : static_cast<float>(image_u16[i]);
     }
     /// Number of values: width * height * channels.
     std::size_t num_values() const { return width * height * channels; }
@@ -121,6 +122,14 @@ public:
     /// The extensions new_classification accepts, what stb_image decodes, lower case without
     /// the dot: bmp, gif, jpeg, jpg, pgm, png, pnm, ppm, psd, tga.
     static const std::vector<std::string>& supported_extensions();
+
+    /// The most bytes one decoded image may take (width x height x channels x bytes per
+    /// channel, told by the file's header before anything is decoded): 256 MiB by default
+    /// (e.g. 8192 x 8192 RGBA at 8 bits). A larger image is refused with burn::Error, so that a
+    /// small file declaring huge dimensions (an RLE TGA or a PNG inflates thousands of times)
+    /// costs no memory or time. Process-wide, thread-safe; returns the previous limit.
+    static std::uint64_t set_max_decoded_bytes(std::uint64_t bytes);
+    static std::uint64_t max_decoded_bytes();
 
 private:
     struct Entry {
