@@ -158,9 +158,12 @@ bool pnm16_needs_swap() {
 // walking the marker segments and the entropy-coded data between them as a decoder does.
 // Returns the offset of the first table with more than 256 codes, or nullopt.
 std::optional<std::size_t> oversized_jpeg_huffman_table(const std::vector<std::uint8_t>& b) {
-    if (b.size() < 4 || b[0] != 0xFF || b[1] != 0xD8) return std::nullopt;  // not a JPEG
-    const auto at = [&](std::size_t i) -> unsigned { return i < b.size() ? b[i] : 0u; };
-    std::size_t i = 2;
+    // stb accepts fill bytes (0xFF) before the SOI marker, as before any marker.
+    std::size_t i = 0;
+    while (i < b.size() && b[i] == 0xFF) ++i;
+    if (i == 0 || i >= b.size() || b[i] != 0xD8) return std::nullopt;  // not a JPEG
+    ++i;
+    const auto at = [&](std::size_t k) -> unsigned { return k < b.size() ? b[k] : 0u; };
     while (i + 1 < b.size()) {
         const unsigned m = b[i + 1];
         if (b[i] != 0xFF || m == 0xFF) {  // entropy-coded data, or a fill byte
@@ -192,6 +195,64 @@ std::optional<std::size_t> oversized_jpeg_huffman_table(const std::vector<std::u
 
 bool is_pnm(const std::vector<std::uint8_t>& bytes) {
     return bytes.size() >= 2 && bytes[0] == 'P' && (bytes[1] == '5' || bytes[1] == '6');
+}
+
+// stb_image 2.27 reads the width, height and maximum value of a PNM header into an int without an
+// overflow check (signed overflow: undefined behaviour, found by tests/fuzz, target
+// image_folder). The header is read here first, exactly as stb reads it (whitespace, '#' comments
+// to the end of the line, digits), and a number above INT32_MAX is refused. Returns the number's
+// offset, or nullopt.
+std::optional<std::size_t> oversized_pnm_header_number(const std::vector<std::uint8_t>& b) {
+    if (!is_pnm(b)) return std::nullopt;
+    std::size_t pos = 2;
+    const auto eof = [&] { return pos >= b.size(); };
+    const auto get = [&]() -> char { return eof() ? '\0' : static_cast<char>(b[pos++]); };
+    const auto space = [](char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+    };
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    char c = get();
+    for (int number = 0; number < 3; ++number) {
+        for (;;) {  // stbi__pnm_skip_whitespace
+            while (!eof() && space(c)) c = get();
+            if (eof() || c != '#') break;
+            while (!eof() && c != '\n' && c != '\r') c = get();
+        }
+        const std::size_t start = pos;
+        std::uint64_t value = 0;
+        while (!eof() && digit(c)) {  // stbi__pnm_getinteger
+            value = value * 10 + static_cast<std::uint64_t>(c - '0');
+            if (value > static_cast<std::uint64_t>(INT32_MAX)) return start - 1;
+            c = get();
+        }
+    }
+    return std::nullopt;
+}
+
+// Two PNG cases stb_image 2.27 handles badly (both found by tests/fuzz, target image_folder):
+// - an empty first IDAT chunk makes it pass a null pointer to memcpy (undefined behaviour).
+//   Empty IDAT chunks carry no data and stb does not check chunk CRCs, so they are removed;
+// - it allocates an IDAT chunk's declared length (up to 1 GiB, then doubled) before reading it,
+//   so a small file declaring a huge chunk costs gigabytes before it fails as truncated. An IDAT
+//   chunk longer than the rest of the file is refused here (stb would fail on it too).
+// Returns the offset of such a truncated chunk, or nullopt; the bytes are otherwise unchanged.
+std::optional<std::size_t> prepare_png(std::vector<std::uint8_t>& b) {
+    static constexpr std::uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    if (b.size() < 8 || !std::equal(signature, signature + 8, b.begin())) return std::nullopt;
+    std::size_t i = 8;
+    while (i + 8 <= b.size()) {
+        const std::uint64_t len = (std::uint64_t(b[i]) << 24) | (std::uint64_t(b[i + 1]) << 16) |
+                                  (std::uint64_t(b[i + 2]) << 8) | b[i + 3];
+        const bool idat = std::equal(b.begin() + i + 4, b.begin() + i + 8, "IDAT");
+        if (idat && len == 0 && i + 12 <= b.size()) {
+            b.erase(b.begin() + static_cast<std::ptrdiff_t>(i),
+                    b.begin() + static_cast<std::ptrdiff_t>(i + 12));
+            continue;
+        }
+        if (len > b.size() - i - 8) return idat ? std::optional<std::size_t>(i) : std::nullopt;
+        i += 12 + static_cast<std::size_t>(len);
+    }
+    return std::nullopt;
 }
 
 }  // namespace
@@ -330,7 +391,12 @@ const Annotation& ImageFolderDataset::annotation(std::size_t index) const {
 std::optional<ImageDatasetItem> ImageFolderDataset::get(std::size_t index) const {
     if (index >= len()) return std::nullopt;
     const Entry& entry = state_->items[index];
-    const std::vector<std::uint8_t> bytes = read_bytes(entry.path, index);
+    std::vector<std::uint8_t> bytes = read_bytes(entry.path, index);
+    if (const auto bad = prepare_png(bytes))
+        detail::fail("ImageFolderDataset::get: cannot decode image '", entry.path.string(),
+                     "' (item ", index, ", ", bytes.size(),
+                     " bytes): truncated PNG: the IDAT chunk at offset ", *bad,
+                     " is longer than the rest of the file");
     BURN_CHECK(bytes.size() <= static_cast<std::size_t>(INT32_MAX),
                "ImageFolderDataset::get: image '", entry.path.string(), "' (item ", index,
                ") is too large (", bytes.size(), " bytes)");
@@ -339,6 +405,11 @@ std::optional<ImageDatasetItem> ImageFolderDataset::get(std::size_t index) const
                      "' (item ", index, ", ", bytes.size(),
                      " bytes): corrupt JPEG: a Huffman table at offset ", *bad,
                      " declares more than 256 codes");
+    if (const auto bad = oversized_pnm_header_number(bytes))
+        detail::fail("ImageFolderDataset::get: cannot decode image '", entry.path.string(),
+                     "' (item ", index, ", ", bytes.size(),
+                     " bytes): corrupt PNM header: the number at offset ", *bad,
+                     " is larger than 2147483647");
     const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
     const int size = static_cast<int>(bytes.size());
     {

@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     try {
-        const auto files = burn::onnx::generate_files(burn::onnx::load_model(model), o);
+        const auto files = burn::onnx::generate_files(
+            burn::onnx::load_model(model, burn::onnx::ShapeInference::On), o);
         const auto written = burn::onnx::write_generated(files, out);
         if (!quiet) {
             std::cout << "burn-onnx: " << model << " -> " << o.name << " (" << files.num_params

@@ -411,9 +411,74 @@ TEST(ImageFolderDataset, OversizedJpegHuffmanTableIsRefused) {
     for (int i = 0; i < 16; ++i) jpeg.push_back(17);
     jpeg.insert(jpeg.end(), {0xFF, 0xD9});
     write_bytes(root / "a" / "bad.jpg", jpeg);
+    // The same after fill bytes before the SOI marker, which stb accepts too.
+    Bytes filled(5, 0xFF);
+    filled.insert(filled.end(), jpeg.begin(), jpeg.end());
+    write_bytes(root / "a" / "filled.jpg", filled);
     const auto ds = ImageFolderDataset::new_classification(root);
     EXPECT_BURN_ERROR(ds.get(0),
                       "corrupt JPEG: a Huffman table at offset 6 declares more than 256 codes");
+    EXPECT_BURN_ERROR(ds.get(1),
+                      "corrupt JPEG: a Huffman table at offset 11 declares more than 256 codes");
+}
+
+TEST(ImageFolderDataset, OverflowingPnmHeaderNumbersAreRefused) {
+    // stb_image 2.27 reads PNM header numbers into an int without an overflow check (signed
+    // overflow found by the image_folder fuzzer): a number above 2^31 - 1 is refused first,
+    // comments and whitespace skipped as stb skips them. Large but valid numbers still reach the
+    // decoded-size check.
+    TempDir tmp;
+    const fs::path root = tmp.path / "root";
+    const auto text = [](const std::string& s) { return Bytes(s.begin(), s.end()); };
+    write_bytes(root / "a" / "0.pgm", text("P5 12 99999999999 255\n"));
+    write_bytes(root / "a" / "1.ppm", text("P6\n# 99999999999\n 7 2147483648 255\n"));
+    write_bytes(root / "a" / "2.pgm", text("P5 2147483647 2 255\n"));
+    const auto ds = ImageFolderDataset::new_classification(root);
+    EXPECT_BURN_ERROR(ds.get(0),
+                      "corrupt PNM header: the number at offset 6 is larger than "
+                      "2147483647");
+    EXPECT_BURN_ERROR(ds.get(1),
+                      "corrupt PNM header: the number at offset 20 is larger than "
+                      "2147483647");
+    EXPECT_BURN_ERROR(ds.get(2), "is 2147483647x2 with 1 channels");
+}
+
+TEST(ImageFolderDataset, EmptyPngDataChunksAreSkipped) {
+    // A PNG whose first IDAT chunk is empty (legal; stb_image 2.27 passed a null pointer to
+    // memcpy for it, found by the image_folder fuzzer) decodes like the same PNG without it.
+    TempDir tmp;
+    const fs::path root = tmp.path / "root";
+    write_png(root / "a" / "plain.png", 5, 3, 3);
+    Bytes png = read_bytes(root / "a" / "plain.png");
+    const auto idat = std::search(png.begin(), png.end(), std::begin("IDAT"), std::end("IDAT") - 1);
+    ASSERT_NE(idat, png.end());
+    const Bytes empty_chunk = {0, 0, 0, 0, 'I', 'D', 'A', 'T', 0x35, 0xAF, 0x06, 0x1E};
+    png.insert(idat - 4, empty_chunk.begin(), empty_chunk.end());
+    write_bytes(root / "a" / "with_empty_idat.png", png);
+    const auto ds = ImageFolderDataset::new_classification(root);
+    const auto plain = ds.get(0), padded = ds.get(1);
+    ASSERT_TRUE(plain && padded);
+    EXPECT_EQ(padded->image, plain->image);
+    EXPECT_EQ(padded->width, 5u);
+    EXPECT_EQ(padded->height, 3u);
+}
+
+TEST(ImageFolderDataset, TruncatedPngDataChunkIsRefusedBeforeAllocating) {
+    // An IDAT chunk declaring 2^30 bytes in a file of a few dozen: stb_image 2.27 allocates the
+    // declared length (then doubles it) before failing (found by the image_folder fuzzer).
+    TempDir tmp;
+    const fs::path root = tmp.path / "root";
+    write_png(root / "a" / "plain.png", 5, 3, 3);
+    Bytes png = read_bytes(root / "a" / "plain.png");
+    const auto idat = std::search(png.begin(), png.end(), std::begin("IDAT"), std::end("IDAT") - 1);
+    ASSERT_NE(idat, png.end());
+    const auto offset = static_cast<std::size_t>(idat - png.begin()) - 4;
+    png[offset] = 0x40;  // length 0x40xxxxxx
+    write_bytes(root / "a" / "plain.png", png);
+    const auto ds = ImageFolderDataset::new_classification(root);
+    EXPECT_BURN_ERROR(ds.get(0), "truncated PNG: the IDAT chunk at offset " +
+                                     std::to_string(offset) +
+                                     " is longer than the rest of the file");
 }
 
 TEST(ImageFolderDataset, HugeDeclaredDimensionsAreRefusedBeforeDecoding) {

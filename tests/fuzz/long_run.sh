@@ -4,7 +4,7 @@
 # executions (default 1000000) or SECONDS have passed (default: no time limit), whichever comes
 # first; prints each target's executions every INTERVAL seconds, then a table "target,
 # executions, seconds, crashes". Works from any directory holding the built fuzzers and the
-# seed corpus, so that they can be copied to a bigger machine (11 targets: 11 cores or more):
+# seed corpus, so that they can be copied to a bigger machine (12 targets: 12 cores or more):
 #
 #   # here: bash tests/fuzz/run.sh 1   (builds build/fuzz and writes build/fuzz/corpus)
 #   tar czf fuzz.tgz -C build/fuzz tests/fuzz/burn_fuzz_record_mpk ... corpus
@@ -37,6 +37,8 @@
 #              libnettle.so.8 libgmp.so.10 libkrb5.so.3 libk5crypto.so.3 libcom_err.so.2
 #              libkrb5support.so.0 libsasl2.so.2 libbrotlicommon.so.1 libp11-kit.so.0
 #              libtasn1.so.6 libkeyutils.so.1 libresolv.so.2 libffi.so.8
+# burn_fuzz_onnx also loads Debian's libonnx.so.1.13 and libprotobuf.so.32 (libonnx1,
+# libprotobuf32).
 # A Debian 12 host with zlib1g and libcurl4 installed has them all;
 # `ldd BIN_DIR/burn_fuzz_csv | grep 'not found'` lists what is missing elsewhere.
 set -uo pipefail
@@ -70,7 +72,8 @@ done
 
 # target:corpus sub-directory, as in tests/fuzz/run.sh.
 entries=(record_mpk:mpk record_bin:bin record_gz:gz record_json:json safetensors:safetensors
-    pytorch:pytorch config:config mnist:mnist csv:csv jsonl:jsonl image_folder:image_folder)
+    pytorch:pytorch config:config mnist:mnist csv:csv jsonl:jsonl image_folder:image_folder
+    onnx:onnx)
 
 mkdir -p "$out/artifacts" || exit 2
 out=$(cd "$out" && pwd)

@@ -398,7 +398,7 @@ int main(int argc, char** argv) {
     }
     const std::filesystem::path root = argv[1];
     for (const char* sub : {"mpk", "bin", "gz", "json", "safetensors", "pytorch", "config", "mnist",
-                            "csv", "jsonl", "image_folder"})
+                            "csv", "jsonl", "image_folder", "onnx"})
         std::filesystem::create_directories(root / sub);
     const auto records = seed_records();
     for (std::size_t i = 0; i < records.size(); ++i) {
@@ -438,5 +438,17 @@ int main(int argc, char** argv) {
     write_all("csv", seed_csv());
     write_all("jsonl", seed_jsonl());
     write_all("image_folder", seed_images());
+    // ONNX: every small model of the backend test suite's node folder (one per op and variant,
+    // when libonnx-testdata is installed) and the example's CNN.
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(BURN_FUZZ_ONNX_SEEDS, ec)) {
+        const auto model = e.path() / "model.onnx";
+        if (std::filesystem::is_regular_file(model, ec) &&
+            std::filesystem::file_size(model, ec) <= 4096)
+            std::filesystem::copy_file(model, root / "onnx" / e.path().filename(),
+                                       std::filesystem::copy_options::overwrite_existing, ec);
+    }
+    std::filesystem::copy_file(BURN_FUZZ_ONNX_EXAMPLE, root / "onnx" / "mnist.onnx",
+                               std::filesystem::copy_options::overwrite_existing, ec);
     return 0;
 }

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# Builds the fuzzers of the record loaders, state-dict readers, config loader and dataset readers
-# (the `fuzz` preset, clang + libFuzzer), writes their seed corpora and runs each for SECONDS
-# (default 20). A crash, a sanitizer report, a timeout or an out-of-memory stops it with the
+# Builds the fuzzers of the record loaders, state-dict readers, config loader, dataset readers and
+# ONNX model reader (the `fuzz` preset, clang + libFuzzer), writes their seed corpora and runs each
+# for SECONDS
+# (default 12). A crash, a sanitizer report, a timeout or an out-of-memory stops it with the
 # reproducer saved under build/fuzz/artifacts/. tests/fuzz/long_run.sh runs them all at once for
 # longer (on this machine or another).
 #
 #   bash tests/fuzz/run.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-seconds="${1:-20}"
+seconds="${1:-12}"
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
@@ -19,7 +20,8 @@ mkdir -p "$out/corpus" "$out/artifacts"
 "$out/tests/fuzz/burn_fuzz_make_seeds" "$out/corpus"
 # Each fuzzer (build/fuzz/tests/fuzz/burn_fuzz_<name>) with its corpus (build/fuzz/corpus/<dir>).
 for entry in record_mpk:mpk record_bin:bin record_gz:gz record_json:json safetensors:safetensors \
-    pytorch:pytorch config:config mnist:mnist csv:csv jsonl:jsonl image_folder:image_folder; do
+    pytorch:pytorch config:config mnist:mnist csv:csv jsonl:jsonl image_folder:image_folder \
+    onnx:onnx; do
     name="${entry%%:*}"
     dir="${entry#*:}"
     echo "=== fuzz: $name for ${seconds} s"

@@ -7,7 +7,8 @@
 //
 //   burn::onnx::CodegenOptions o;
 //   o.name = "Mnist";
-//   burn::onnx::GeneratedFiles f = burn::onnx::generate_files(burn::onnx::load_model("m.onnx"), o);
+//   const auto m = burn::onnx::load_model("m.onnx", burn::onnx::ShapeInference::On);
+//   burn::onnx::GeneratedFiles f = burn::onnx::generate_files(m, o);
 //   burn::onnx::write_generated(f, "out");   // out/mnist.hpp, out/mnist.mpk
 #pragma once
 

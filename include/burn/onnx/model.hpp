@@ -151,13 +151,20 @@ struct ModelDesc {
 /// Size limit of a model file (protobuf's 2 GiB message limit; larger weights use external data).
 inline constexpr std::size_t max_model_bytes = std::size_t(2) << 30;
 
+/// Whether loading runs ONNX shape inference (libonnx) to fill `ModelDesc::value_info`. Off by
+/// default: libonnx's inference is not hardened against hostile files (a zero stride divides by
+/// zero in it), so it is for models you trust; the code generator turns it on.
+enum class ShapeInference { Off, On };
+
 /// Reads and checks an `.onnx` file (burn::Error naming the file when missing, truncated or
 /// invalid). External-data tensors are read relative to the model's folder.
-ModelDesc load_model(const std::filesystem::path& path);
+ModelDesc load_model(const std::filesystem::path& path,
+                     ShapeInference shape_inference = ShapeInference::Off);
 /// The same from bytes; external data, if any, is resolved relative to `base_dir`.
 ModelDesc parse_model(std::span<const std::uint8_t> bytes,
                       const std::filesystem::path& base_dir = {},
-                      std::string_view source = "<bytes>");
+                      std::string_view source = "<bytes>",
+                      ShapeInference shape_inference = ShapeInference::Off);
 
 /// Reads a serialized TensorProto (`input_0.pb` of the ONNX test suite).
 TypedData load_tensor_proto(const std::filesystem::path& path);
