@@ -7,6 +7,7 @@
 //   model = optimizer.step(lr, model, std::move(grads_params));
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -213,7 +214,8 @@ double total_grad_norm(const GradientsParams<B>& grads, double norm_type = 2.0) 
 /// Returns the total norm before clipping. A non-finite total scales every gradient by NaN or 0,
 /// as PyTorch does by default (error_if_nonfinite = False).
 ///
-///   auto grads = optim::GradientsParams<AD>::from_grads(loss.backward(), model);
+///   auto gradients = loss.backward();
+///   auto grads = optim::GradientsParams<AD>::from_grads(gradients, model);
 ///   double norm = optim::clip_grad_norm(grads, 1.0);
 ///   model = optimizer.step(lr, model, std::move(grads));
 template <AutodiffBackend B>
