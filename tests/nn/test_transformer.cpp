@@ -398,6 +398,13 @@ TEST(NnTransformerEncoder, FinalNorm) {
     const auto plain_record = plain.into_record();
     const auto* none = plain_record.field("norm");
     EXPECT_TRUE(none == nullptr || none->is_none());
+    // A record written before the field existed (no "norm" entry) still loads.
+    auto old_map = plain_record.as<record::Record::Map>("encoder");
+    std::erase_if(old_map, [](const auto& entry) { return entry.first == "norm"; });
+    ASSERT_EQ(old_map.size(), 1u);  // layers only
+    const auto reloaded = config.init<B>().load_record(record::Record(old_map));
+    const auto x0 = uniform<3, B>({2, 3, 8}, -1, 1, 2);
+    EXPECT_TRUE(close_to(reloaded.forward({x0}), plain.forward({x0}).to_data(), Tolerance{0, 0}));
 
     // On: a LayerNorm applied to the last layer's output (also with norm_first).
     for (bool norm_first : {false, true}) {
