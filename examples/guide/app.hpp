@@ -9,7 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "data.hpp"
@@ -84,7 +86,10 @@ int run(const Options& o, const typename B::Device& device) {
             ++seen;
         }
         const double accuracy = 100.0 * double(correct) / double(seen);
-        std::cout << correct << " of " << seen << " correct (" << accuracy << " %)\n";
+        // The accuracy over the images classified: "accuracy 812/1000 = 81.2%".
+        std::ostringstream percent;
+        percent << std::fixed << std::setprecision(1) << accuracy;
+        std::cout << "accuracy " << correct << "/" << seen << " = " << percent.str() << "%\n";
         if (accuracy < o.min_accuracy) {
             std::cerr << "guide: accuracy " << accuracy << " % is below --min-accuracy "
                       << o.min_accuracy << "\n";

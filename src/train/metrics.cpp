@@ -19,7 +19,6 @@ namespace burn::train {
 
 namespace {
 
-
 // Whether class a ranks before class b in a row of scores: higher score first, ties towards the
 // lower index (a stable descending sort, Burn's argsort_descending / argmax), NaN last.
 struct Better {
@@ -56,20 +55,20 @@ MetricEntry accuracy_update(const char* op, const AccuracyInput& input, std::siz
     const auto& tgt = input.targets;
     BURN_CHECK(out.rank() == 2, op, ": outputs must be [batch, classes], got shape ", out.shape);
     const std::size_t batch = out.shape[0], classes = out.shape[1];
-    BURN_CHECK(tgt.rank() == 1 && tgt.shape[0] == batch, op, ": targets must be [batch] = [",
-               batch, "] (outputs ", out.shape, "), got shape ", tgt.shape);
+    BURN_CHECK(tgt.rank() == 1 && tgt.shape[0] == batch, op, ": targets must be [batch] = [", batch,
+               "] (outputs ", out.shape, "), got shape ", tgt.shape);
     BURN_CHECK(batch == 0 || classes > 0, op, ": outputs have no class (shape ", out.shape, ")");
-    BURN_CHECK(k <= classes || batch == 0, op, ": k (", k,
-               ") exceeds the number of classes (", classes, "; outputs ", out.shape, ")");
+    BURN_CHECK(k <= classes || batch == 0, op, ": k (", k, ") exceeds the number of classes (",
+               classes, "; outputs ", out.shape, ")");
     const auto scores = out.to_vec<double>();
     const auto targets = tgt.to_vec<double>();
     std::size_t counted = 0, correct = 0;
     for (std::size_t i = 0; i < batch; ++i) {
         const double t = targets[i];
         if (pad && t == double(*pad)) continue;
-        BURN_CHECK(is_integral(t) && t >= 0 && t < double(classes), op, ": target ", t,
-                   " of item ", i, " is not a class index in [0, ", classes, ") (outputs ",
-                   out.shape, ", targets ", tgt.shape, ")");
+        BURN_CHECK(is_integral(t) && t >= 0 && t < double(classes), op, ": target ", t, " of item ",
+                   i, " is not a class index in [0, ", classes, ") (outputs ", out.shape,
+                   ", targets ", tgt.shape, ")");
         ++counted;
         if (rank_of(scores.data() + i * classes, classes, std::size_t(t)) < k) ++correct;
     }
@@ -123,8 +122,7 @@ MetricEntry LossMetric::update(const Input& input, const MetricMetadata&) {
     BURN_CHECK(input.loss.num_elements() > 0, "LossMetric::update: the loss has no element (shape ",
                input.loss.shape, ")");
     const auto values = input.loss.to_vec<double>();
-    const double mean =
-        std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
+    const double mean = std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
     return state_.update(mean, input.batch_size, FormatOptions(name()).with_precision(2));
 }
 
@@ -170,10 +168,10 @@ MetricEntry IterationSpeedMetric::update(const Input&, const MetricMetadata& met
     last_ = now;
     last_items_ = items;
     auto fmt = FormatOptions(name()).with_unit("item/s").with_precision(2);
-    return MetricEntry{name(),
-                       "epoch " + format_value(epoch_speed_, fmt) + " - batch " +
-                           format_value(step_speed, fmt),
-                       detail::format_roundtrip(epoch_speed_) + ",1"};
+    return MetricEntry{
+        name(),
+        "epoch " + format_value(epoch_speed_, fmt) + " - batch " + format_value(step_speed, fmt),
+        detail::format_roundtrip(epoch_speed_) + ",1"};
 }
 
 // =============================================================================== system
@@ -238,8 +236,7 @@ void CpuMemory::sample() {
         if (key == "MemTotal:") total_kb = kb;
         if (key == "MemAvailable:") avail_kb = kb;
     }
-    BURN_CHECK(total_kb && avail_kb,
-               "CpuMemory: /proc/meminfo lacks MemTotal or MemAvailable");
+    BURN_CHECK(total_kb && avail_kb, "CpuMemory: /proc/meminfo lacks MemTotal or MemAvailable");
     total_gb_ = *total_kb * 1024.0 / 1e9;
     used_gb_ = std::max(0.0, *total_kb - *avail_kb) * 1024.0 / 1e9;
 }
@@ -300,10 +297,10 @@ const ConfusionCounts& ConfusionStatsState::count(const ConfusionStatsInput& inp
                    " (use multiclass or multilabel for several classes)");
         batch = pred.shape[0];
         classes = 1;
-        BURN_CHECK((tgt.rank() == 1 || (tgt.rank() == 2 && tgt.shape[1] == 1)) &&
-                       tgt.shape[0] == batch,
-                   op, ": binary targets must be [batch] or [batch, 1] with batch = ", batch,
-                   " (predictions ", pred.shape, "), got shape ", tgt.shape);
+        BURN_CHECK(
+            (tgt.rank() == 1 || (tgt.rank() == 2 && tgt.shape[1] == 1)) && tgt.shape[0] == batch,
+            op, ": binary targets must be [batch] or [batch, 1] with batch = ", batch,
+            " (predictions ", pred.shape, "), got shape ", tgt.shape);
     } else {
         BURN_CHECK(pred.rank() == 2, op, ": predictions must be [batch, classes], got shape ",
                    pred.shape);
@@ -325,8 +322,7 @@ const ConfusionCounts& ConfusionStatsState::count(const ConfusionStatsInput& inp
                " have ", classes, " classes, earlier batches of the epoch had ", epoch_.tp.size());
     if (rule_.kind == DecisionRule::Kind::TopK)
         BURN_CHECK(rule_.top_k <= classes, op, ": top_k (", rule_.top_k,
-                   ") exceeds the number of classes (", classes, "; predictions ", pred.shape,
-                   ")");
+                   ") exceeds the number of classes (", classes, "; predictions ", pred.shape, ")");
 
     const auto scores = pred.to_vec<double>();
     const auto targets = tgt.to_vec<double>();
@@ -345,15 +341,15 @@ const ConfusionCounts& ConfusionStatsState::count(const ConfusionStatsInput& inp
         if (indices) {
             const double t = targets[i];
             BURN_CHECK(is_integral(t) && t >= 0 && t < double(classes), op, ": target ", t,
-                       " of item ", i, " is not a class index in [0, ", classes,
-                       ") (predictions ", pred.shape, ", targets ", tgt.shape, ")");
+                       " of item ", i, " is not a class index in [0, ", classes, ") (predictions ",
+                       pred.shape, ", targets ", tgt.shape, ")");
             std::fill(actual.begin(), actual.end(), 0);
             actual[std::size_t(t)] = 1;
         } else {
             for (std::size_t c = 0; c < classes; ++c) {
                 const double t = targets[i * classes + c];
-                BURN_CHECK(t == 0.0 || t == 1.0, op, ": target ", t, " at item ", i, ", class ",
-                           c, " is not 0 or 1 (targets ", tgt.shape, ")");
+                BURN_CHECK(t == 0.0 || t == 1.0, op, ": target ", t, " at item ", i, ", class ", c,
+                           " is not 0 or 1 (targets ", tgt.shape, ")");
                 actual[c] = t == 1.0;
             }
         }
@@ -409,8 +405,7 @@ ConfusionStatsState make_state(const char* op, ClassificationTask task, Decision
                                ClassReduction reduction) {
     if (rule.kind == DecisionRule::Kind::TopK)
         BURN_CHECK(rule.top_k > 0, op, ": top_k must be greater than zero, got 0");
-    else
-        BURN_CHECK(!std::isnan(rule.threshold), op, ": threshold is NaN");
+    else BURN_CHECK(!std::isnan(rule.threshold), op, ": threshold is NaN");
     return ConfusionStatsState(task, rule, reduction);
 }
 
@@ -432,8 +427,8 @@ double precision_ratio(double tp, double fp, double) { return tp / (tp + fp); }
 double recall_ratio(double tp, double, double fn) { return tp / (tp + fn); }
 
 // The entry of a confusion-statistics metric: batch and epoch values from the counts.
-MetricEntry confusion_entry(const std::string& name, const ConfusionStatsState& stats,
-                            double value, double current) {
+MetricEntry confusion_entry(const std::string& name, const ConfusionStatsState& stats, double value,
+                            double current) {
     auto fmt = percent(name);
     return MetricEntry{
         name, "epoch " + format_value(value, fmt) + " - batch " + format_value(current, fmt),
@@ -453,13 +448,12 @@ PrecisionMetric PrecisionMetric::binary(double threshold) {
                                       threshold_rule(threshold), ClassReduction::Macro));
 }
 PrecisionMetric PrecisionMetric::multiclass(std::size_t top_k, ClassReduction reduction) {
-    return PrecisionMetric(make_state("PrecisionMetric::multiclass",
-                                      ClassificationTask::Multiclass, topk_rule(top_k), reduction));
+    return PrecisionMetric(make_state("PrecisionMetric::multiclass", ClassificationTask::Multiclass,
+                                      topk_rule(top_k), reduction));
 }
 PrecisionMetric PrecisionMetric::multilabel(double threshold, ClassReduction reduction) {
-    return PrecisionMetric(make_state("PrecisionMetric::multilabel",
-                                      ClassificationTask::Multilabel, threshold_rule(threshold),
-                                      reduction));
+    return PrecisionMetric(make_state("PrecisionMetric::multilabel", ClassificationTask::Multilabel,
+                                      threshold_rule(threshold), reduction));
 }
 MetricEntry PrecisionMetric::update(const Input& input, const MetricMetadata&) {
     stats_.count(input, "PrecisionMetric");
@@ -508,15 +502,15 @@ FBetaScoreMetric FBetaScoreMetric::binary(double beta, double threshold) {
 }
 FBetaScoreMetric FBetaScoreMetric::multiclass(double beta, std::size_t top_k,
                                               ClassReduction reduction) {
-    return FBetaScoreMetric(beta, make_state("FBetaScoreMetric::multiclass",
-                                             ClassificationTask::Multiclass, topk_rule(top_k),
-                                             reduction));
+    return FBetaScoreMetric(
+        beta, make_state("FBetaScoreMetric::multiclass", ClassificationTask::Multiclass,
+                         topk_rule(top_k), reduction));
 }
 FBetaScoreMetric FBetaScoreMetric::multilabel(double beta, double threshold,
                                               ClassReduction reduction) {
-    return FBetaScoreMetric(beta, make_state("FBetaScoreMetric::multilabel",
-                                             ClassificationTask::Multilabel,
-                                             threshold_rule(threshold), reduction));
+    return FBetaScoreMetric(
+        beta, make_state("FBetaScoreMetric::multilabel", ClassificationTask::Multilabel,
+                         threshold_rule(threshold), reduction));
 }
 MetricEntry FBetaScoreMetric::update(const Input& input, const MetricMetadata&) {
     stats_.count(input, "FBetaScoreMetric");
@@ -534,6 +528,137 @@ void FBetaScoreMetric::clear() {
 }
 std::string FBetaScoreMetric::name() const {
     return "FBetaScore (" + detail::rust_float(beta_, false) + ")" + rule_suffix(stats_);
+}
+
+}  // namespace burn::train
+
+// =============================================================================== regression
+namespace burn::train {
+namespace {
+
+// Checks a regression input ([batch] or [batch, n], one shape for both) and returns its values
+// as doubles with the item and column counts.
+struct RegressionValues {
+    std::vector<double> outputs, targets;
+    std::size_t batch = 0, columns = 1;
+};
+
+RegressionValues regression_values(const char* op, const RegressionInput& input) {
+    const auto& out = input.outputs;
+    const auto& tgt = input.targets;
+    BURN_CHECK(out.rank() == 1 || out.rank() == 2, op,
+               ": outputs must be [batch] or [batch, n], got shape ", out.shape);
+    BURN_CHECK(tgt.shape == out.shape, op, ": targets must have the outputs' shape ", out.shape,
+               ", got ", tgt.shape);
+    RegressionValues v;
+    v.batch = out.shape[0];
+    v.columns = out.rank() == 2 ? out.shape[1] : 1;
+    v.outputs = out.to_vec<double>();
+    v.targets = tgt.to_vec<double>();
+    return v;
+}
+
+MetricEntry regression_entry(const std::string& name, double epoch, double batch,
+                             std::size_t items) {
+    const auto fmt = FormatOptions(name).with_precision(4);
+    return MetricEntry{name,
+                       "epoch " + format_value(epoch, fmt) + " - batch " + format_value(batch, fmt),
+                       detail::format_roundtrip(batch) + "," + std::to_string(items)};
+}
+
+// Uniform average of 1 - SS_res / SS_tot over the columns where SS_tot > 0 (NaN if none).
+double r2_of(const std::vector<R2Metric::Column>& columns) {
+    double sum = 0.0;
+    std::size_t defined = 0;
+    for (const auto& c : columns) {
+        if (!(c.m2 > 0.0)) continue;
+        sum += 1.0 - c.ss_res / c.m2;
+        ++defined;
+    }
+    return defined ? sum / double(defined) : std::nan("");
+}
+
+}  // namespace
+
+MetricEntry MaeMetric::update(const Input& input, const MetricMetadata&) {
+    const auto v = regression_values("MaeMetric::update", input);
+    double sum = 0.0;
+    for (std::size_t i = 0; i < v.outputs.size(); ++i) sum += std::abs(v.outputs[i] - v.targets[i]);
+    const std::size_t n = v.outputs.size();
+    current_ = n ? sum / double(n) : std::nan("");
+    sum_ += sum;
+    count_ += n;
+    return regression_entry(name(), value(), current_, v.batch);
+}
+
+void MaeMetric::clear() {
+    sum_ = current_ = 0.0;
+    count_ = 0;
+}
+
+double RmseMetric::value() const { return count_ ? std::sqrt(sum_sq_ / double(count_)) : 0.0; }
+
+MetricEntry RmseMetric::update(const Input& input, const MetricMetadata&) {
+    const auto v = regression_values("RmseMetric::update", input);
+    double sum = 0.0;
+    for (std::size_t i = 0; i < v.outputs.size(); ++i) {
+        const double d = v.outputs[i] - v.targets[i];
+        sum += d * d;
+    }
+    const std::size_t n = v.outputs.size();
+    current_ = n ? std::sqrt(sum / double(n)) : std::nan("");
+    sum_sq_ += sum;
+    count_ += n;
+    return regression_entry(name(), value(), current_, v.batch);
+}
+
+void RmseMetric::clear() {
+    sum_sq_ = current_ = 0.0;
+    count_ = 0;
+}
+
+// Chan et al.'s merge of two (count, mean, M2) summaries: exact, and stable unlike sum of squares.
+void R2Metric::Column::merge(const Column& other) {
+    if (other.n == 0) return;
+    if (n == 0) {
+        *this = other;
+        return;
+    }
+    const double na = double(n), nb = double(other.n), total = na + nb;
+    const double delta = other.mean - mean;
+    mean += delta * nb / total;
+    m2 += other.m2 + delta * delta * na * nb / total;
+    ss_res += other.ss_res;
+    n += other.n;
+}
+
+MetricEntry R2Metric::update(const Input& input, const MetricMetadata&) {
+    const auto v = regression_values("R2Metric::update", input);
+    if (epoch_.empty()) epoch_.resize(v.columns);
+    BURN_CHECK(epoch_.size() == v.columns, "R2Metric::update: outputs have ", v.columns,
+               " columns (shape ", input.outputs.shape, "), earlier batches of the epoch had ",
+               epoch_.size());
+    std::vector<Column> batch(v.columns);
+    for (std::size_t j = 0; j < v.columns; ++j) {
+        Column& c = batch[j];
+        c.n = v.batch;
+        for (std::size_t i = 0; i < v.batch; ++i) c.mean += v.targets[i * v.columns + j];
+        if (v.batch) c.mean /= double(v.batch);
+        for (std::size_t i = 0; i < v.batch; ++i) {
+            const double t = v.targets[i * v.columns + j], o = v.outputs[i * v.columns + j];
+            c.m2 += (t - c.mean) * (t - c.mean);
+            c.ss_res += (t - o) * (t - o);
+        }
+        epoch_[j].merge(c);
+    }
+    current_ = r2_of(batch);
+    value_ = r2_of(epoch_);
+    return regression_entry(name(), value_, current_, v.batch);
+}
+
+void R2Metric::clear() {
+    epoch_.clear();
+    value_ = current_ = 0.0;
 }
 
 }  // namespace burn::train

@@ -2,9 +2,8 @@
 // data::DataLoaderBuilder / DataLoader / Batcher: batch counts and sizes, order, seeded
 // shuffling (deterministic, new every epoch, independent of the worker count), progress, early
 // stop with workers, errors from workers, empty datasets and invalid settings.
-#include <burn/data/dataloader.hpp>
-
 #include <atomic>
+#include <burn/data/dataloader.hpp>
 #include <chrono>
 #include <numeric>
 #include <set>
@@ -50,7 +49,8 @@ struct TensorBatcher {
     Tensor<B, 1> batch(std::vector<int> items, const B::Device& device) const {
         std::vector<float> values;
         for (int v : items) {
-            if (fail_on && v == *fail_on) throw Error("TensorBatcher: cannot batch " + std::to_string(v));
+            if (fail_on && v == *fail_on)
+                throw Error("TensorBatcher: cannot batch " + std::to_string(v));
             values.push_back(static_cast<float>(v));
         }
         const std::size_t n = values.size();
@@ -119,8 +119,10 @@ TEST(DataLoader, TensorBatchesInOrderWithoutShuffle) {
 
 TEST(DataLoader, ShuffleIsAPermutationDeterministicPerSeedAndNewEachEpoch) {
     auto make = [](std::uint64_t seed) {
-        return data::DataLoaderBuilder(VecBatcher{}).batch_size(8).shuffle(seed).build(
-            IntDataset{.n = 50});
+        return data::DataLoaderBuilder(VecBatcher{})
+            .batch_size(8)
+            .shuffle(seed)
+            .build(IntDataset{.n = 50});
     };
     auto a = make(42), b = make(42), c = make(7);
     const auto a0 = epoch(*a), a1 = epoch(*a), b0 = epoch(*b), b1 = epoch(*b), c0 = epoch(*c);
@@ -132,8 +134,8 @@ TEST(DataLoader, ShuffleIsAPermutationDeterministicPerSeedAndNewEachEpoch) {
     EXPECT_NE(flatten(a0), iota(50));  // shuffled
     EXPECT_EQ(a0, b0);                 // same seed, same epoch: same batches
     EXPECT_EQ(a1, b1);
-    EXPECT_NE(a0, a1);                 // a new permutation every epoch
-    EXPECT_NE(a0, c0);                 // another seed, another order
+    EXPECT_NE(a0, a1);  // a new permutation every epoch
+    EXPECT_NE(a0, c0);  // another seed, another order
 }
 
 TEST(DataLoader, PortablePermutation) {
@@ -159,7 +161,8 @@ TEST(DataLoader, SameSequenceForAnyWorkerCount) {
         for (std::size_t workers : {0u, 1u, 2u, 4u}) {
             auto builder = data::DataLoaderBuilder(VecBatcher{}).batch_size(3).num_workers(workers);
             if (shuffle) builder.shuffle(123);
-            auto loader = builder.build(IntDataset{.n = 40, .delay = std::chrono::microseconds(50)});
+            auto loader =
+                builder.build(IntDataset{.n = 40, .delay = std::chrono::microseconds(50)});
             for (std::size_t e = 0; e < 3; ++e) {
                 auto batches = epoch(*loader);
                 ASSERT_EQ(batches.size(), 14u);
@@ -173,8 +176,10 @@ TEST(DataLoader, SameSequenceForAnyWorkerCount) {
 }
 
 TEST(DataLoader, TensorBatchesWithWorkers) {
-    auto loader = data::DataLoaderBuilder(TensorBatcher{}).batch_size(4).num_workers(3).build(
-        IntDataset{.n = 10});
+    auto loader = data::DataLoaderBuilder(TensorBatcher{})
+                      .batch_size(4)
+                      .num_workers(3)
+                      .build(IntDataset{.n = 10});
     const auto batches = epoch(*loader);
     ASSERT_EQ(batches.size(), 3u);
     EXPECT_TRUE(close_to(batches[1], TensorData(std::vector<float>{4, 5, 6, 7}, Shape{4})));
@@ -183,8 +188,10 @@ TEST(DataLoader, TensorBatchesWithWorkers) {
 
 TEST(DataLoader, Progress) {
     for (std::size_t workers : {0u, 2u}) {
-        auto loader = data::DataLoaderBuilder(VecBatcher{}).batch_size(4).num_workers(workers).build(
-            IntDataset{.n = 10});
+        auto loader = data::DataLoaderBuilder(VecBatcher{})
+                          .batch_size(4)
+                          .num_workers(workers)
+                          .build(IntDataset{.n = 10});
         auto it = loader->iter();
         EXPECT_EQ(it.progress(), (data::Progress{0, 10}));
         ASSERT_TRUE(it.next().has_value());
@@ -211,8 +218,11 @@ TEST(DataLoader, Progress) {
 TEST(DataLoader, EarlyBreakWithWorkersStopsCleanly) {
     IntDataset dataset{.n = 10000, .delay = std::chrono::microseconds(20)};
     auto gets = dataset.gets;
-    auto loader = data::DataLoaderBuilder(VecBatcher{}).batch_size(10).num_workers(4).shuffle(1).build(
-        std::move(dataset));
+    auto loader = data::DataLoaderBuilder(VecBatcher{})
+                      .batch_size(10)
+                      .num_workers(4)
+                      .shuffle(1)
+                      .build(std::move(dataset));
     const auto start = std::chrono::steady_clock::now();
     int n = 0;
     for (auto batch : *loader) {
@@ -237,18 +247,23 @@ TEST(DataLoader, EarlyBreakWithWorkersStopsCleanly) {
 TEST(DataLoader, ErrorsFromGetAndBatchAreRethrown) {
     for (std::size_t workers : {0u, 1u, 3u}) {
         SCOPED_TRACE("workers " + std::to_string(workers));
-        auto throwing = data::DataLoaderBuilder(VecBatcher{}).batch_size(4).num_workers(workers).build(
-            IntDataset{.n = 20, .throw_at = 9});
+        auto throwing = data::DataLoaderBuilder(VecBatcher{})
+                            .batch_size(4)
+                            .num_workers(workers)
+                            .build(IntDataset{.n = 20, .throw_at = 9});
         auto it = throwing->iter();
         EXPECT_TRUE(it.next().has_value());
         EXPECT_TRUE(it.next().has_value());
         EXPECT_BURN_ERROR(it.next(), "DataLoader: batch 2: loading item 9 failed: disk on fire");
         EXPECT_FALSE(it.next().has_value());  // the epoch is over after an error
 
-        auto missing = data::DataLoaderBuilder(VecBatcher{}).batch_size(4).num_workers(workers).build(
-            IntDataset{.n = 20, .missing_at = 13});
-        EXPECT_BURN_ERROR(epoch(*missing),
-                          "loading item 13 failed: dataset.get(13) returned no item although len() = 20");
+        auto missing = data::DataLoaderBuilder(VecBatcher{})
+                           .batch_size(4)
+                           .num_workers(workers)
+                           .build(IntDataset{.n = 20, .missing_at = 13});
+        EXPECT_BURN_ERROR(
+            epoch(*missing),
+            "loading item 13 failed: dataset.get(13) returned no item although len() = 20");
 
         auto bad_batch = data::DataLoaderBuilder(TensorBatcher{.fail_on = 5})
                              .batch_size(4)
@@ -258,16 +273,21 @@ TEST(DataLoader, ErrorsFromGetAndBatchAreRethrown) {
                           "DataLoader: batch 1 (items 4..8 of the epoch): batcher failed: "
                           "TensorBatcher: cannot batch 5");
         // A failed epoch does not poison the next one of another loader... nor the loader.
-        auto fine = data::DataLoaderBuilder(VecBatcher{}).batch_size(4).num_workers(workers).build(
-            IntDataset{.n = 20});
+        auto fine = data::DataLoaderBuilder(VecBatcher{})
+                        .batch_size(4)
+                        .num_workers(workers)
+                        .build(IntDataset{.n = 20});
         EXPECT_EQ(flatten(epoch(*fine)), iota(20));
     }
 }
 
 TEST(DataLoader, EmptyDataset) {
     for (std::size_t workers : {0u, 2u}) {
-        auto loader = data::DataLoaderBuilder(VecBatcher{}).batch_size(4).num_workers(workers).shuffle(3).build(
-            IntDataset{.n = 0});
+        auto loader = data::DataLoaderBuilder(VecBatcher{})
+                          .batch_size(4)
+                          .num_workers(workers)
+                          .shuffle(3)
+                          .build(IntDataset{.n = 0});
         EXPECT_EQ(loader->num_items(), 0u);
         EXPECT_EQ(loader->num_batches(), 0u);
         EXPECT_TRUE(epoch(*loader).empty());
@@ -302,6 +322,79 @@ TEST(DataLoader, SharedDatasetAndBuilderReuse) {
     // A Learner can hold loaders of any dataset through DataLoader<O>.
     std::shared_ptr<data::DataLoader<std::vector<int>>> any = copied;
     EXPECT_EQ(epoch(*any).size(), 1u);
+}
+
+TEST(DataLoader, DropLastDropsTheLastPartialBatch) {
+    for (std::size_t workers : {0u, 1u, 3u}) {
+        SCOPED_TRACE("workers " + std::to_string(workers));
+        auto loader = data::DataLoaderBuilder(VecBatcher{})
+                          .batch_size(4)
+                          .num_workers(workers)
+                          .drop_last(true)
+                          .build(IntDataset{.n = 10});
+        EXPECT_EQ(loader->num_items(), 10u);
+        EXPECT_EQ(loader->num_batches(), 2u);
+        auto it = loader->iter();
+        EXPECT_EQ(it.progress(), (data::Progress{0, 8}));
+        std::vector<std::vector<int>> batches;
+        for (auto& b : it) batches.push_back(b);
+        EXPECT_EQ(batches, (std::vector<std::vector<int>>{{0, 1, 2, 3}, {4, 5, 6, 7}}));
+        EXPECT_EQ(it.progress(), (data::Progress{8, 8}));
+
+        // Nothing to drop when the batch size divides the length; false keeps today's default.
+        auto exact = data::DataLoaderBuilder(VecBatcher{})
+                         .batch_size(5)
+                         .num_workers(workers)
+                         .drop_last(true)
+                         .build(IntDataset{.n = 10});
+        EXPECT_EQ(exact->num_batches(), 2u);
+        EXPECT_EQ(flatten(epoch(*exact)), iota(10));
+        auto kept = data::DataLoaderBuilder(VecBatcher{})
+                        .batch_size(4)
+                        .num_workers(workers)
+                        .drop_last(false)
+                        .build(IntDataset{.n = 10});
+        EXPECT_EQ(kept->num_batches(), 3u);
+        EXPECT_EQ(epoch(*kept).back(), (std::vector<int>{8, 9}));
+
+        // Fewer items than one batch: no batch at all.
+        auto small = data::DataLoaderBuilder(VecBatcher{})
+                         .batch_size(4)
+                         .num_workers(workers)
+                         .drop_last(true)
+                         .build(IntDataset{.n = 3});
+        EXPECT_EQ(small->num_batches(), 0u);
+        EXPECT_TRUE(epoch(*small).empty());
+    }
+}
+
+TEST(DataLoader, DropLastWithShuffleKeepsFullBatchesOfEachEpochsPermutation) {
+    auto build = [](std::size_t workers, bool drop) {
+        return data::DataLoaderBuilder(VecBatcher{})
+            .batch_size(3)
+            .shuffle(11)
+            .num_workers(workers)
+            .drop_last(drop)
+            .build(IntDataset{.n = 11});
+    };
+    for (std::size_t workers : {0u, 2u}) {
+        SCOPED_TRACE("workers " + std::to_string(workers));
+        auto dropped = build(workers, true);
+        auto reference = build(0, false);
+        EXPECT_EQ(dropped->num_batches(), 3u);
+        std::set<int> dropped_items_seen;
+        for (int e = 0; e < 3; ++e) {
+            const auto all = epoch(*reference);  // same seed and epoch: same permutation
+            const auto kept = epoch(*dropped);
+            ASSERT_EQ(all.size(), 4u);
+            ASSERT_EQ(kept.size(), 3u);
+            for (std::size_t b = 0; b < 3; ++b) EXPECT_EQ(kept[b], all[b]) << "epoch " << e;
+            ASSERT_EQ(all[3].size(), 2u);
+            for (int v : all[3]) dropped_items_seen.insert(v);
+        }
+        // The dropped items change with the epoch's permutation.
+        EXPECT_GT(dropped_items_seen.size(), 2u);
+    }
 }
 
 }  // namespace

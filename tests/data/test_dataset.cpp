@@ -1,23 +1,26 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Datasets: InMemDataset (vector, CSV, JSON lines) and the lazy transforms (sampler, shuffle,
-// partial/split, mapper, composed, windows), their edges and their determinism.
-#include "test_support.hpp"
-
-#include <burn/data/dataset.hpp>
-#include <burn/data/in_memory.hpp>
-#include <burn/data/transform.hpp>
+// partial/split, mapper, composed, windows), their edges and their determinism, and walking them
+// with a range-for or iter().
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <burn/data/dataset.hpp>
+#include <burn/data/in_memory.hpp>
+#include <burn/data/transform.hpp>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <optional>
+#include <ranges>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <unistd.h>
+#include "test_support.hpp"
 
 namespace {
 
@@ -94,7 +97,9 @@ struct House {
 };
 
 TEST(InMemDataset, CsvWithHeaderByName) {
-    TempFile f("houses.csv", "name,rooms,value\r\nA,3,1.5\n\n\"B, the big\",5, 2e3\n\"say \"\"hi\"\"\",1,-0.25\n");
+    TempFile f(
+        "houses.csv",
+        "name,rooms,value\r\nA,3,1.5\n\n\"B, the big\",5, 2e3\n\"say \"\"hi\"\"\",1,-0.25\n");
     const auto d = InMemDataset<House>::from_csv(f.path, [](const CsvRow& row) {
         return House{row.get<double>("value"), row.get<int>("rooms"), row.get<std::string>("name")};
     });
@@ -156,9 +161,10 @@ TEST(InMemDataset, CsvErrorsNameFileAndLine) {
     }
     {
         TempFile f("throws.csv", "x,y\n1,2\n");
-        EXPECT_BURN_ERROR(InMemDataset<int>::from_csv(
-                              f.path, [](const CsvRow&) -> int { throw std::runtime_error("nope"); }),
-                          f.path.string() + ":2: nope");
+        EXPECT_BURN_ERROR(
+            InMemDataset<int>::from_csv(
+                f.path, [](const CsvRow&) -> int { throw std::runtime_error("nope"); }),
+            f.path.string() + ":2: nope");
     }
     EXPECT_BURN_ERROR(InMemDataset<int>::from_csv("/nonexistent/dir/file.csv", parse),
                       "cannot open '/nonexistent/dir/file.csv'");
@@ -182,19 +188,22 @@ TEST(InMemDataset, CsvRowTypes) {
     EXPECT_FALSE(d.get(1)->flag);
     EXPECT_EQ(d.get(1)->n, -3);
     EXPECT_EQ(d.get(1)->s, "");
-    EXPECT_BURN_ERROR(InMemDataset<int>::from_csv(f.path, [](const CsvRow& row) { return row.get<int>(5); }),
-                      f.path.string() + ":2: column 5 out of range (the record has 3 fields)");
-    EXPECT_BURN_ERROR(InMemDataset<bool>::from_csv(f.path, [](const CsvRow& row) { return row.get<bool>("s"); }),
-                      f.path.string() + ":2: column 's': expected a bool, got 'x'");
+    EXPECT_BURN_ERROR(
+        InMemDataset<int>::from_csv(f.path, [](const CsvRow& row) { return row.get<int>(5); }),
+        f.path.string() + ":2: column 5 out of range (the record has 3 fields)");
+    EXPECT_BURN_ERROR(
+        InMemDataset<bool>::from_csv(f.path, [](const CsvRow& row) { return row.get<bool>("s"); }),
+        f.path.string() + ":2: column 's': expected a bool, got 'x'");
     CsvOptions no_header;
     no_header.has_headers = false;
-    EXPECT_BURN_ERROR(InMemDataset<int>::from_csv(f.path, [](const CsvRow& row) { return row.get<int>("n"); },
-                                                  no_header),
+    EXPECT_BURN_ERROR(InMemDataset<int>::from_csv(
+                          f.path, [](const CsvRow& row) { return row.get<int>("n"); }, no_header),
                       f.path.string() + ":1: no header to look up column 'n'");
 }
 
 TEST(InMemDataset, CsvQuotedLineBreaks) {
-    TempFile f("multiline.csv", "text,n\r\n\"two\r\nlines\",1\r\n\"end\"\r\n\"a\"\"\n\"\"b\",2\n3,4");
+    TempFile f("multiline.csv",
+               "text,n\r\n\"two\r\nlines\",1\r\n\"end\"\r\n\"a\"\"\n\"\"b\",2\n3,4");
     CsvOptions options;
     options.flexible = true;
     std::vector<std::size_t> lines;
@@ -254,7 +263,8 @@ TEST(InMemDataset, JsonRowsErrors) {
         EXPECT_BURN_ERROR(InMemDataset<Point>::from_json_rows(f.path), f.path.string() + ":2: ");
     }
     {
-        TempFile f("type.jsonl", "{\"x\": 1, \"label\": \"a\"}\n\n{\"x\": \"one\", \"label\": \"a\"}\n");
+        TempFile f("type.jsonl",
+                   "{\"x\": 1, \"label\": \"a\"}\n\n{\"x\": \"one\", \"label\": \"a\"}\n");
         EXPECT_BURN_ERROR(InMemDataset<Point>::from_json_rows(f.path), f.path.string() + ":3: ");
     }
     EXPECT_BURN_ERROR(InMemDataset<Point>::from_json_rows("/nonexistent/x.jsonl"),
@@ -454,7 +464,8 @@ TEST(WindowsDataset, Windows) {
     EXPECT_EQ(WindowsDataset(range(5), 6).get(0), std::nullopt);
     EXPECT_EQ(WindowsDataset(Ints{}, 1).len(), 0u);
     EXPECT_EQ(WindowsDataset(range(3), 1).len(), 3u);
-    EXPECT_BURN_ERROR(WindowsDataset(range(3), 0), "WindowsDataset: the window size must be > 0, got 0");
+    EXPECT_BURN_ERROR(WindowsDataset(range(3), 0),
+                      "WindowsDataset: the window size must be > 0, got 0");
 }
 
 // ------------------------------------------------------------------------------------------
@@ -473,6 +484,107 @@ TEST(Transforms, ComposeAndReadFromThreads) {
     for (auto& th : threads) th.join();
     for (std::size_t t = 1; t < 4; ++t) EXPECT_EQ(seen[t], seen[0]);
     for (int x : seen[0]) EXPECT_TRUE(x % 2 == 0 && x >= 0 && x < 2000);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------- iteration
+namespace {
+namespace iteration_test {
+// A dataset outside burn::data: iter() reaches it, a plain range-for does not (no ADL).
+struct Squares {
+    using Item = int;
+    std::optional<int> get(std::size_t i) const {
+        if (i >= 4) return std::nullopt;
+        return static_cast<int>(i * i);
+    }
+    std::size_t len() const { return 4; }
+};
+// A broken dataset: len() promises more than get() gives.
+struct Liar {
+    using Item = int;
+    std::optional<int> get(std::size_t i) const {
+        if (i >= 1) return std::nullopt;
+        return 7;
+    }
+    std::size_t len() const { return 2; }
+};
+}  // namespace iteration_test
+
+static_assert(std::input_iterator<DatasetIterator<Ints>>);
+static_assert(std::ranges::input_range<DatasetRange<Ints>>);
+static_assert(std::ranges::input_range<const Ints&>);
+
+template <class R>
+std::vector<int> loop(const R& r) {
+    std::vector<int> out;
+    for (auto item : r) out.push_back(item);
+    return out;
+}
+
+TEST(DatasetIteration, RangeForOverLibraryDatasets) {
+    const Ints ints = range(5);
+    EXPECT_EQ(loop(ints), (std::vector<int>{0, 1, 2, 3, 4}));
+    EXPECT_EQ(loop(iter(ints)), loop(ints));
+
+    const ShuffledDataset<Ints> shuffled(range(6), 3);
+    EXPECT_EQ(loop(shuffled), collect(shuffled));
+    auto sorted = loop(shuffled);
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+
+    const MapperDataset mapped(range(3), [](const int& x) { return x * 10; });
+    EXPECT_EQ(loop(mapped), (std::vector<int>{0, 10, 20}));
+
+    const ComposedDataset<Ints> composed({range(2), range(3)});
+    EXPECT_EQ(loop(composed), (std::vector<int>{0, 1, 0, 1, 2}));
+
+    const SamplerDataset<Ints> sampled(range(4), 3, false, 1);
+    EXPECT_EQ(loop(sampled), collect(sampled));
+
+    const auto ref = make_ref(range(3));
+    EXPECT_EQ(loop(ref), (std::vector<int>{0, 1, 2}));
+    const DynDataset<int> dyn(range(2));
+    EXPECT_EQ(loop(dyn), (std::vector<int>{0, 1}));
+
+    // PartialDataset's end() is its bound, so it is walked through iter().
+    const PartialDataset<Ints> partial(range(10), 3, 6);
+    EXPECT_EQ(loop(iter(partial)), (std::vector<int>{3, 4, 5}));
+
+    const WindowsDataset<Ints> windows(range(4), 3);
+    std::vector<std::vector<int>> seen;
+    for (auto w : windows) seen.push_back(w);
+    EXPECT_EQ(seen, (std::vector<std::vector<int>>{{0, 1, 2}, {1, 2, 3}}));
+
+    const Ints empty(std::vector<int>{});
+    EXPECT_TRUE(loop(empty).empty());
+}
+
+TEST(DatasetIteration, IterOnAnyDatasetAndIteratorSemantics) {
+    const iteration_test::Squares squares;
+    EXPECT_EQ(loop(iter(squares)), (std::vector<int>{0, 1, 4, 9}));
+    auto r = iter(squares);
+    EXPECT_EQ(r.size(), 4u);
+    auto it = r.begin();
+    EXPECT_EQ(*it, 0);
+    auto old = it++;
+    EXPECT_EQ(old.index(), 0u);
+    EXPECT_EQ(*it, 1);
+    EXPECT_EQ(*++it, 4);
+    EXPECT_NE(it, r.end());
+    EXPECT_EQ(std::ranges::distance(r.begin(), r.end()), 4);
+
+    const iteration_test::Liar liar;
+    std::vector<int> got;
+    try {
+        for (auto x : iter(liar)) got.push_back(x);
+        FAIL() << "expected burn::Error";
+    } catch (const burn::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("get(1) returned no item although len() = 2"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(got, (std::vector<int>{7}));
 }
 
 }  // namespace

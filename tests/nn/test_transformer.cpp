@@ -3,13 +3,17 @@
 // nn::PositionalEncoding, nn::RotaryEncoding and the mask helpers: forward values and gradients
 // against PyTorch (tests/fixtures/nn_transformer.json), finite differences, the autoregressive
 // caches against the uncached forward, configs, errors and display.
+#include <unistd.h>
+
 #include <burn/nn/attention.hpp>
 #include <burn/nn/mask.hpp>
 #include <burn/nn/pos_encoding.hpp>
 #include <burn/nn/pwff.hpp>
 #include <burn/nn/rope.hpp>
 #include <burn/nn/transformer.hpp>
+#include <burn/record/pytorch.hpp>
 #include <burn/record/recorder.hpp>
+#include <filesystem>
 #include <string>
 
 #include "gradcheck.hpp"
@@ -375,6 +379,130 @@ TEST(NnTransformerEncoder, InvalidInputsThrow) {
         "mask_pad");
 }
 
+TEST(NnTransformerEncoder, FinalNorm) {
+    const auto config =
+        nn::TransformerEncoderConfig{.d_model = 8, .d_ff = 16, .n_heads = 2, .n_layers = 2};
+    EXPECT_FALSE(config.final_norm);
+    const auto with = config.with_final_norm();
+    EXPECT_TRUE(with.final_norm);
+    EXPECT_EQ(nn::TransformerEncoderConfig::from_json_string(with.to_json_string()), with);
+    // Older JSON without the field: off.
+    EXPECT_FALSE(nn::TransformerEncoderConfig::from_json_string(
+                     R"({"d_model": 8, "d_ff": 16, "n_heads": 2, "n_layers": 2})")
+                     .final_norm);
+
+    // Off: no norm, as before (same parameters, no tensor under "norm" in the record).
+    const auto plain = config.init<B>();
+    EXPECT_FALSE(plain.norm.has_value());
+    EXPECT_EQ(plain.num_params(), 1200u);
+    const auto plain_record = plain.into_record();
+    const auto* none = plain_record.field("norm");
+    EXPECT_TRUE(none == nullptr || none->is_none());
+    // A record written before the field existed (no "norm" entry) still loads.
+    auto old_map = plain_record.as<record::Record::Map>("encoder");
+    std::erase_if(old_map, [](const auto& entry) { return entry.first == "norm"; });
+    ASSERT_EQ(old_map.size(), 1u);  // layers only
+    const auto reloaded = config.init<B>().load_record(record::Record(old_map));
+    const auto x0 = uniform<3, B>({2, 3, 8}, -1, 1, 2);
+    EXPECT_TRUE(close_to(reloaded.forward({x0}), plain.forward({x0}).to_data(), Tolerance{0, 0}));
+
+    // On: a LayerNorm applied to the last layer's output (also with norm_first).
+    for (bool norm_first : {false, true}) {
+        auto c = with;
+        c.norm_first = norm_first;
+        c.dropout = 0.0;
+        auto enc = c.init<B>();
+        ASSERT_TRUE(enc.norm.has_value());
+        EXPECT_EQ(enc.num_params(), 1200u + 16u);
+        EXPECT_DOUBLE_EQ(enc.norm->epsilon, 1e-5);
+        // Non-trivial gamma / beta, so that the norm's parameters matter.
+        enc.norm->gamma = module::Param<Tensor<B, 1>>(uniform<1, B>({8}, 0.5, 1.5, 3));
+        enc.norm->beta = module::Param<Tensor<B, 1>>(uniform<1, B>({8}, -0.5, 0.5, 4));
+        auto without = enc;
+        without.norm = std::nullopt;
+        const auto x = uniform<3, B>({2, 3, 8}, -1, 1, 9);
+        const auto pad =
+            Tensor<B, 2, Bool>::from_bools({{false, false, true}, {false, false, false}});
+        const nn::TransformerEncoderInput<B> in{x, pad};
+        EXPECT_TRUE(close_to(enc.forward(in), enc.norm->forward(without.forward(in)).to_data(),
+                             Tolerance{1e-6, 1e-6}));
+        // The autoregressive path ends with the same norm.
+        auto cache = enc.new_autoregressive_cache();
+        const auto mask = nn::generate_autoregressive_mask<B>(2, 3);
+        const auto full = enc.forward({x, std::nullopt, mask});
+        Tensor<B, 3> last = x;
+        for (std::size_t i = 1; i <= 3; ++i)
+            last = enc.forward_autoregressive_inference(
+                {x.narrow(1, 0, i), std::nullopt, nn::generate_autoregressive_mask<B>(2, i)},
+                cache);
+        EXPECT_TRUE(close_to(last, full.to_data(), Tolerance{1e-4, 1e-4}));
+        // Recorded as norm.gamma / norm.beta; a record round trip restores it.
+        const auto record = enc.into_record();
+        ASSERT_NE(record.field("norm"), nullptr);
+        EXPECT_NE(record.field("norm")->field("gamma"), nullptr);
+        const auto other = c.init<B>().load_record(record);
+        EXPECT_TRUE(close_to(other.forward(in), enc.forward(in).to_data(), Tolerance{0, 0}));
+        // Displayed only when present.
+        EXPECT_NE(module::to_string(enc).find("final_norm: true"), std::string::npos);
+    }
+    EXPECT_EQ(module::to_string(plain).find("final_norm"), std::string::npos);
+    // valid() keeps the norm.
+    const nn::TransformerEncoder<B> inner = with.init<ADF>().valid();
+    EXPECT_TRUE(inner.norm.has_value());
+}
+
+/// PyTorch's nn.TransformerEncoder(norm=LayerNorm) keys its norm `norm.weight` / `norm.bias`.
+TEST(NnTransformerEncoder, FinalNormFromPyTorchNames) {
+    namespace fs = std::filesystem;
+    const fs::path dir =
+        fs::temp_directory_path() / ("burn_final_norm_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const auto config = nn::TransformerEncoderConfig{
+        .d_model = 4, .d_ff = 8, .n_heads = 2, .n_layers = 2, .dropout = 0.0, .norm_first = true};
+    const auto plain = config.init<B>();
+    const record::SafetensorsFileRecorder<> recorder;
+    // The plain encoder's state dict in PyTorch's names, plus a final norm as torch writes it.
+    auto dict = record::read_safetensors_file(recorder.save(plain, dir / "plain")).tensors;
+    const std::vector<float> w{1.5f, 0.5f, 2.0f, 1.0f}, b{0.1f, -0.2f, 0.3f, 0.0f};
+    dict.push_back({"norm.weight", TensorData(w, Shape{4})});
+    dict.push_back({"norm.bias", TensorData(b, Shape{4})});
+    record::write_safetensors_file(dir / "with_norm.safetensors", dict);
+    const auto normed_init = config.with_final_norm().init<B>();
+    const auto normed = normed_init.load_record(
+        recorder.load(record::LoadArgs(dir / "with_norm.safetensors"), normed_init));
+    ASSERT_TRUE(normed.norm.has_value());
+    EXPECT_TRUE(equal_to(normed.norm->gamma.val(), TensorData(w, Shape{4})));
+    EXPECT_TRUE(equal_to(normed.norm->beta->val(), TensorData(b, Shape{4})));
+    const auto x = uniform<3, B>({2, 3, 4}, -1, 1, 21);
+    EXPECT_TRUE(close_to(normed.forward({x}), normed.norm->forward(plain.forward({x})).to_data(),
+                         Tolerance{1e-5, 1e-5}));
+    // Saving writes the norm back under PyTorch's names; a file without them does not load into
+    // an encoder that has a final norm.
+    const auto saved = record::read_safetensors_file(recorder.save(normed, dir / "saved")).tensors;
+    std::size_t norm_keys = 0;
+    for (const auto& t : saved) norm_keys += t.key == "norm.weight" || t.key == "norm.bias";
+    EXPECT_EQ(norm_keys, 2u);
+    EXPECT_EQ(saved.size(), dict.size());
+    EXPECT_BURN_ERROR((void)recorder.load(record::LoadArgs(dir / "plain.safetensors"), normed_init),
+                      "norm");
+    fs::remove_all(dir);
+}
+
+TEST(NnTransformerEncoder, FinalNormGradientsMatchFiniteDifferences) {
+    BURN_REQUIRE_FLOAT64();
+    const auto enc = nn::TransformerEncoderConfig{.d_model = 4,
+                                                  .d_ff = 6,
+                                                  .n_heads = 2,
+                                                  .n_layers = 1,
+                                                  .dropout = 0.0,
+                                                  .norm_first = true,
+                                                  .activation = nn::FeedForwardActivation::Tanh,
+                                                  .final_norm = true}
+                         .init<AD>();
+    EXPECT_TRUE(gradcheck([&](const Tensor<AD, 3>& x) { return enc.forward({x}); },
+                          uniform<3>({2, 3, 4}, -1, 1, 12)));
+}
+
 // ==================================================================== TransformerDecoder
 TEST(NnTransformerDecoder, MatchesTorch) {
     for (const char* name : {"decoder_post_relu", "decoder_pre_gelu"}) {
@@ -489,6 +617,55 @@ TEST(NnMask, PaddingMask) {
     const auto fixed = nn::generate_padding_mask<B>(0, {{1, 2}}, nn::SeqLengthOption::fixed(5));
     EXPECT_TRUE(equal_to(
         fixed.mask, Tensor<B, 2, Bool>::from_bools({{false, false, true, true, true}}).to_data()));
+}
+
+TEST(NnMask, MaskedMeanOverUnpaddedPositions) {
+    // Row 0 keeps positions 0 and 1, row 1 keeps position 2 only, row 2 is all padding.
+    const auto x = Tensor<B, 3>::from_floats({{{1, 2}, {3, 4}, {100, 100}},
+                                              {{100, 100}, {100, 100}, {5, -6}},
+                                              {{7, 8}, {9, 10}, {11, 12}}});
+    const auto pad = Tensor<B, 2, Bool>::from_bools(
+        {{false, false, true}, {true, true, false}, {true, true, true}});
+    const auto y = nn::masked_mean(x, pad);
+    EXPECT_EQ(y.shape(), Shape({3, 2}));
+    EXPECT_TRUE(close_to(y, Tensor<B, 2>::from_floats({{2, 3}, {5, -6}, {0, 0}}).to_data()));
+    // Nothing padded: the plain mean over dim 1.
+    const auto none = Tensor<B, 2, Bool>::from_bools(
+        {{false, false, false}, {false, false, false}, {false, false, false}});
+    EXPECT_TRUE(close_to(nn::masked_mean(x, none), x.mean_dim(1).squeeze<2>(1).to_data()));
+    // Padded NaN / infinity never leak into the result.
+    const auto bad = Tensor<B, 3>::from_floats({{{1, 1}, {NAN, INFINITY}}});
+    const auto bad_pad = Tensor<B, 2, Bool>::from_bools({{false, true}});
+    EXPECT_TRUE(
+        close_to(nn::masked_mean(bad, bad_pad), Tensor<B, 2>::from_floats({{1, 1}}).to_data()));
+    // With generate_padding_mask's mask.
+    const auto padded = nn::generate_padding_mask<B>(0, {{4, 5, 6}, {7}});
+    const auto emb = Tensor<B, 3>::from_floats({{{1}, {2}, {3}}, {{4}, {50}, {60}}});
+    EXPECT_TRUE(close_to(nn::masked_mean(emb, padded.mask),
+                         Tensor<B, 2>::from_floats({{2}, {4}}).to_data()));
+    EXPECT_BURN_ERROR(nn::masked_mean(x, Tensor<B, 2, Bool>::from_bools({{false, true}})),
+                      "masked_mean: mask_pad must be [batch, seq] = [3, 3]");
+}
+
+TEST(NnMask, MaskedMeanGradients) {
+    // d sum(masked_mean(x)) / dx = 1 / count at kept positions, 0 at padded ones and in
+    // all-padded rows.
+    const auto x = uniform<3, ADF>({3, 4, 2}, -1, 1, 5).require_grad();
+    const auto pad = Tensor<ADF, 2, Bool>::from_bools(
+        {{false, false, false, true}, {false, true, true, true}, {true, true, true, true}});
+    auto grads = nn::masked_mean(x, pad).sum().backward();
+    const auto g = x.grad(grads);
+    ASSERT_TRUE(g.has_value());
+    const double t = 1.0 / 3.0;
+    EXPECT_TRUE(close_to(*g, Tensor<B, 3>::from_floats({{{t, t}, {t, t}, {t, t}, {0, 0}},
+                                                        {{1, 1}, {0, 0}, {0, 0}, {0, 0}},
+                                                        {{0, 0}, {0, 0}, {0, 0}, {0, 0}}})
+                                 .to_data()));
+    EXPECT_FALSE(g->is_nan().any().into_scalar());
+    BURN_REQUIRE_FLOAT64();
+    const auto pad64 = Tensor<AD, 2, Bool>::from_bools({{false, true, false}, {true, true, true}});
+    EXPECT_TRUE(gradcheck([&](const Tensor<AD, 3>& v) { return nn::masked_mean(v, pad64); },
+                          uniform<3>({2, 3, 4}, -1, 1, 8)));
 }
 
 // ======================================================================== position encodings

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Optimizers (SGD, Adam, AdamW, RMSProp, AdaGrad) against torch.optim over a fixed sequence of
-// gradients (tests/fixtures/optim.json), gradient clipping, changing learning rates, state
-// save/load, frozen and missing parameters, gradient accumulation, several optimizers on one
-// graph, a small training run, and the configs.
+// gradients (tests/fixtures/optim.json), gradient clipping (per parameter and global), changing
+// learning rates, state save/load, frozen and missing parameters, gradient accumulation, several
+// optimizers on one graph, a small training run, and the configs.
 #include <burn/nn/linear.hpp>
 #include <burn/optim.hpp>
 #include <burn/record/recorder.hpp>
-
 #include <cmath>
 #include <string>
 #include <vector>
@@ -38,7 +37,8 @@ struct Sequence {
                 Param<Tensor<AD, 1>>(Tensor<AD, 1>::from_data(b0))};
     }
     Tensor<IB, 2> grad_w(std::size_t t) const {
-        return gw.slice({Slice::index(std::int64_t(t))}).reshape<2>(std::array<std::int64_t, 2>{3, 4});
+        return gw.slice({Slice::index(std::int64_t(t))})
+            .reshape<2>(std::array<std::int64_t, 2>{3, 4});
     }
     Tensor<IB, 1> grad_b(std::size_t t) const {
         return gb.slice({Slice::index(std::int64_t(t))}).reshape<1>(std::array<std::int64_t, 1>{4});
@@ -75,10 +75,12 @@ void expect_matches_torch(const std::string& name, O optim) {
         SCOPED_TRACE("step " + std::to_string(t));
         linear = optim.step(lr[t], linear, seq.grads(linear, t));
         const auto i = std::int64_t(t);
-        EXPECT_TRUE(close_to(linear.weight.val().inner(),
-                             w.slice({Slice::index(i)}).reshape<2>(std::array<std::int64_t, 2>{3, 4}).to_data()));
-        EXPECT_TRUE(close_to(linear.bias->val().inner(),
-                             b.slice({Slice::index(i)}).reshape<1>(std::array<std::int64_t, 1>{4}).to_data()));
+        EXPECT_TRUE(close_to(
+            linear.weight.val().inner(),
+            w.slice({Slice::index(i)}).reshape<2>(std::array<std::int64_t, 2>{3, 4}).to_data()));
+        EXPECT_TRUE(close_to(
+            linear.bias->val().inner(),
+            b.slice({Slice::index(i)}).reshape<1>(std::array<std::int64_t, 1>{4}).to_data()));
     }
     EXPECT_EQ(optim.num_states(), 2u);
 }
@@ -104,28 +106,31 @@ TEST(OptimSgd, MatchesTorch) {
 
 TEST(OptimAdam, MatchesTorch) {
     expect_matches_torch("adam", optim::AdamConfig{}.init<AD>());
-    expect_matches_torch("adam_weight_decay",
-                         optim::AdamConfig{.beta_1 = 0.8, .beta_2 = 0.99,
-                                           .weight_decay = WeightDecayConfig{0.1}}
-                             .init<AD>());
+    expect_matches_torch(
+        "adam_weight_decay",
+        optim::AdamConfig{.beta_1 = 0.8, .beta_2 = 0.99, .weight_decay = WeightDecayConfig{0.1}}
+            .init<AD>());
 }
 
 TEST(OptimAdamW, MatchesTorch) {
     expect_matches_torch("adamw_default", optim::AdamWConfig{}.init<AD>());
-    expect_matches_torch("adamw", optim::AdamWConfig{.beta_1 = 0.85, .beta_2 = 0.995,
-                                                     .epsilon = 1e-6, .weight_decay = 0.5}
-                                      .init<AD>());
+    expect_matches_torch(
+        "adamw",
+        optim::AdamWConfig{.beta_1 = 0.85, .beta_2 = 0.995, .epsilon = 1e-6, .weight_decay = 0.5}
+            .init<AD>());
 }
 
 TEST(OptimRmsProp, MatchesTorch) {
     expect_matches_torch("rmsprop_plain", optim::RmsPropConfig{.momentum = 0.0}.init<AD>());
-    expect_matches_torch("rmsprop_centered",
-                         optim::RmsPropConfig{.alpha = 0.9, .momentum = 0.0, .centered = true}
-                             .init<AD>());
+    expect_matches_torch(
+        "rmsprop_centered",
+        optim::RmsPropConfig{.alpha = 0.9, .momentum = 0.0, .centered = true}.init<AD>());
     // Burn's defaults: alpha 0.99, momentum 0.9, epsilon 1e-5.
     expect_matches_torch("rmsprop_momentum", optim::RmsPropConfig{}.init<AD>());
     expect_matches_torch("rmsprop_centered_momentum_weight_decay",
-                         optim::RmsPropConfig{.alpha = 0.95, .momentum = 0.5, .epsilon = 1e-4,
+                         optim::RmsPropConfig{.alpha = 0.95,
+                                              .momentum = 0.5,
+                                              .epsilon = 1e-4,
                                               .centered = true,
                                               .weight_decay = WeightDecayConfig{0.1}}
                              .init<AD>());
@@ -134,10 +139,9 @@ TEST(OptimRmsProp, MatchesTorch) {
 TEST(OptimAdaGrad, MatchesTorch) {
     expect_matches_torch("adagrad", optim::AdaGradConfig{}.init<AD>());
     expect_matches_torch("adagrad_lr_decay", optim::AdaGradConfig{.lr_decay = 0.05}.init<AD>());
-    expect_matches_torch("adagrad_lr_decay_weight_decay",
-                         optim::AdaGradConfig{.lr_decay = 0.01,
-                                              .weight_decay = WeightDecayConfig{0.2}}
-                             .init<AD>());
+    expect_matches_torch(
+        "adagrad_lr_decay_weight_decay",
+        optim::AdaGradConfig{.lr_decay = 0.01, .weight_decay = WeightDecayConfig{0.2}}.init<AD>());
 }
 
 TEST(OptimClipping, MatchesTorchPerParameter) {
@@ -145,12 +149,12 @@ TEST(OptimClipping, MatchesTorchPerParameter) {
                          optim::SgdConfig{.momentum = MomentumConfig{},
                                           .gradient_clipping = GradientClippingConfig::value(0.5)}
                              .init<AD>());
-    expect_matches_torch("clip_norm_adam",
-                         optim::AdamConfig{.grad_clipping = GradientClippingConfig::norm(1.0)}
-                             .init<AD>());
-    expect_matches_torch("clip_norm_rmsprop",
-                         optim::RmsPropConfig{.grad_clipping = GradientClippingConfig::norm(0.8)}
-                             .init<AD>());
+    expect_matches_torch(
+        "clip_norm_adam",
+        optim::AdamConfig{.grad_clipping = GradientClippingConfig::norm(1.0)}.init<AD>());
+    expect_matches_torch(
+        "clip_norm_rmsprop",
+        optim::RmsPropConfig{.grad_clipping = GradientClippingConfig::norm(0.8)}.init<AD>());
 }
 
 TEST(OptimSchedule, ChangingLearningRateMatchesTorch) {
@@ -196,12 +200,10 @@ TEST(OptimState, SaveLoadMidRunContinuesIdentically) {
     });
     expect_resume_identical("adam", [] { return optim::AdamConfig{}.init<AD>(); });
     expect_resume_identical("adamw", [] { return optim::AdamWConfig{}.init<AD>(); });
-    expect_resume_identical("rmsprop", [] {
-        return optim::RmsPropConfig{.centered = true}.init<AD>();
-    });
-    expect_resume_identical("adagrad", [] {
-        return optim::AdaGradConfig{.lr_decay = 0.1}.init<AD>();
-    });
+    expect_resume_identical("rmsprop",
+                            [] { return optim::RmsPropConfig{.centered = true}.init<AD>(); });
+    expect_resume_identical("adagrad",
+                            [] { return optim::AdaGradConfig{.lr_decay = 0.1}.init<AD>(); });
 }
 
 TEST(OptimState, RecordHoldsNamedStates) {
@@ -227,8 +229,9 @@ TEST(OptimState, RecordHoldsNamedStates) {
 }
 
 TEST(OptimState, LoadingABadRecordThrows) {
-    EXPECT_BURN_ERROR((void)optim::AdamConfig{}.init<AD>().load_record(record::Record(std::int64_t{3})),
-                      "optimizer record");
+    EXPECT_BURN_ERROR(
+        (void)optim::AdamConfig{}.init<AD>().load_record(record::Record(std::int64_t{3})),
+        "optimizer record");
 }
 
 TEST(OptimState, MissingGradientKeepsParameterAndState) {
@@ -321,7 +324,9 @@ Mlp<AD> make_mlp(std::size_t d_in, std::size_t hidden, std::size_t d_out, std::u
 TEST(OptimGradients, AccumulatorSumsBackwardPasses) {
     const auto mlp = make_mlp(3, 5, 2, 11);
     const auto x1 = uniform<2>({4, 3}, -1, 1, 21), x2 = uniform<2>({6, 3}, -1, 1, 22);
-    const auto loss = [&](const Tensor<AD, 2>& x) { return (mlp.forward(x) * mlp.forward(x)).sum(); };
+    const auto loss = [&](const Tensor<AD, 2>& x) {
+        return (mlp.forward(x) * mlp.forward(x)).sum();
+    };
     optim::GradientsAccumulator<AD> acc;
     EXPECT_TRUE(acc.empty());
     for (const auto* x : {&x1, &x2}) {
@@ -356,8 +361,10 @@ TEST(OptimGradients, FromModuleSplitsOneGraphBetweenTwoOptimizers) {
     // The gradients are the ones of the whole module.
     auto again = (mlp.forward(x) * mlp.forward(x)).sum().backward();
     auto all = optim::GradientsParams<AD>::from_grads(again, mlp);
-    EXPECT_TRUE(close_to(*g1.get<2>(mlp.fc1.weight.id()), all.get<2>(mlp.fc1.weight.id())->to_data()));
-    EXPECT_TRUE(close_to(*g2.get<1>(mlp.fc2.bias->id()), all.get<1>(mlp.fc2.bias->id())->to_data()));
+    EXPECT_TRUE(
+        close_to(*g1.get<2>(mlp.fc1.weight.id()), all.get<2>(mlp.fc1.weight.id())->to_data()));
+    EXPECT_TRUE(
+        close_to(*g2.get<1>(mlp.fc2.bias->id()), all.get<1>(mlp.fc2.bias->id())->to_data()));
 
     auto opt1 = optim::SgdConfig{}.init<AD>();
     auto opt2 = optim::AdamConfig{}.init<AD>();
@@ -406,12 +413,12 @@ void expect_round_trip(const C& config) {
 }
 
 TEST(OptimConfig, JsonRoundTrips) {
-    expect_round_trip(optim::AdamWConfig{.beta_1 = 0.8, .weight_decay = 0.01,
-                                         .grad_clipping = GradientClippingConfig::norm(2.0)});
-    expect_round_trip(optim::RmsPropConfig{.momentum = 0.0, .centered = true,
-                                           .weight_decay = WeightDecayConfig{0.1}});
-    expect_round_trip(optim::AdaGradConfig{.lr_decay = 0.5,
-                                           .grad_clipping = GradientClippingConfig::value(1.0)});
+    expect_round_trip(optim::AdamWConfig{
+        .beta_1 = 0.8, .weight_decay = 0.01, .grad_clipping = GradientClippingConfig::norm(2.0)});
+    expect_round_trip(optim::RmsPropConfig{
+        .momentum = 0.0, .centered = true, .weight_decay = WeightDecayConfig{0.1}});
+    expect_round_trip(
+        optim::AdaGradConfig{.lr_decay = 0.5, .grad_clipping = GradientClippingConfig::value(1.0)});
     expect_round_trip(optim::SgdConfig{.momentum = MomentumConfig{}});
     expect_round_trip(optim::AdamConfig{.weight_decay = WeightDecayConfig{1e-3}});
     // Defaults fill missing fields.
@@ -429,33 +436,141 @@ TEST(OptimConfig, JsonRoundTrips) {
     EXPECT_ANY_THROW((void)optim::RmsPropConfig::from_json_string(R"({"weight_decay": {}})"));
 }
 
+// ====================================================================== global norm clipping
+/// Two gradients by hand: a = [3, 4] (L2 norm 5) and b = [[0, -12]] (L2 norm 12), so the L2 norm
+/// of both together is 13, the L1 norm 19 and the max norm 12.
+struct TwoGrads {
+    module::ParamId a{1}, b{2};
+    optim::GradientsParams<AD> grads() const {
+        optim::GradientsParams<AD> g;
+        g.insert(a, Tensor<IB, 1>::from_data(TensorData(std::vector<double>{3, 4}, Shape{2})));
+        g.insert(b, Tensor<IB, 2>::from_data(TensorData(std::vector<double>{0, -12}, Shape{1, 2})));
+        return g;
+    }
+};
+
+TEST(OptimClipping, GlobalNormAsTorchClipGradNorm) {
+    const TwoGrads t;
+    auto g = t.grads();
+    EXPECT_DOUBLE_EQ(optim::total_grad_norm(g), 13.0);
+    EXPECT_DOUBLE_EQ(optim::total_grad_norm(g, 1.0), 19.0);
+    EXPECT_DOUBLE_EQ(optim::total_grad_norm(g, INFINITY), 12.0);
+    EXPECT_NEAR(optim::total_grad_norm(g, 3.0), std::cbrt(27.0 + 64.0 + 1728.0), 1e-12);
+
+    // torch.nn.utils.clip_grad_norm_([a, b], 6.5): coef = 6.5 / (13 + 1e-6), applied to both.
+    const double total = optim::clip_grad_norm(g, 6.5);
+    EXPECT_DOUBLE_EQ(total, 13.0);
+    const double coef = 6.5 / (13.0 + 1e-6);
+    EXPECT_TRUE(
+        close_to(*g.get<1>(t.a), TensorData(std::vector<double>{3 * coef, 4 * coef}, Shape{2})));
+    EXPECT_TRUE(
+        close_to(*g.get<2>(t.b), TensorData(std::vector<double>{0, -12 * coef}, Shape{1, 2})));
+    EXPECT_NEAR(optim::total_grad_norm(g), 6.5, 1e-6);
+
+    // Under the bound (coef >= 1): untouched, the norm still returned.
+    auto small = t.grads();
+    EXPECT_DOUBLE_EQ(optim::clip_grad_norm(small, 20.0), 13.0);
+    EXPECT_TRUE(equal_to(*small.get<1>(t.a), TensorData(std::vector<double>{3, 4}, Shape{2})));
+
+    // Infinity norm: coef = 6 / (12 + 1e-6).
+    auto inf = t.grads();
+    EXPECT_DOUBLE_EQ(optim::clip_grad_norm(inf, 6.0, INFINITY), 12.0);
+    const double icoef = 6.0 / (12.0 + 1e-6);
+    EXPECT_TRUE(
+        close_to(*inf.get<2>(t.b), TensorData(std::vector<double>{0, -12 * icoef}, Shape{1, 2})));
+
+    // Per-parameter Norm clipping differs: only b (norm 12 > 6.5) is rescaled, on its own.
+    auto per = t.grads();
+    GradientClippingConfig::norm(6.5).clip_all(per);
+    EXPECT_TRUE(equal_to(*per.get<1>(t.a), TensorData(std::vector<double>{3, 4}, Shape{2})));
+    EXPECT_TRUE(close_to(*per.get<2>(t.b),
+                         TensorData(std::vector<double>{0, -12 * 6.5 / (12 + 1e-6)}, Shape{1, 2})));
+
+    optim::GradientsParams<AD> none;
+    EXPECT_DOUBLE_EQ(optim::clip_grad_norm(none, 1.0), 0.0);
+
+    auto bad = t.grads();
+    EXPECT_BURN_ERROR((void)optim::clip_grad_norm(bad, -1.0), "clip_grad_norm: max_norm");
+    EXPECT_BURN_ERROR((void)optim::clip_grad_norm(bad, 1.0, 0.0), "clip_grad_norm: norm_type");
+    EXPECT_BURN_ERROR((void)optim::total_grad_norm(bad, NAN), "total_grad_norm: norm_type");
+}
+
+TEST(OptimClipping, GlobalNormThroughTheOptimizerConfig) {
+    const auto& seq = sequence();
+    auto linear = seq.linear();
+    const auto w0 = linear.weight.val().inner().to_data().to_vec<double>();
+    const auto b0 = linear.bias->val().inner().to_data().to_vec<double>();
+    const auto gw = seq.grad_w(0).to_data().to_vec<double>();
+    const auto gb = seq.grad_b(0).to_data().to_vec<double>();
+    double sq = 0;
+    for (double v : gw) sq += v * v;
+    for (double v : gb) sq += v * v;
+    const double total = std::sqrt(sq);
+    const double max_norm = total / 4;  // forces clipping
+    const double coef = max_norm / (total + 1e-6);
+
+    // Plain SGD, lr 1: p - coef * g for every parameter, with one coefficient for both.
+    auto sgd = optim::SgdConfig{.gradient_clipping = GradientClippingConfig::global_norm(max_norm)}
+                   .init<AD>();
+    linear = sgd.step(1.0, linear, seq.grads(linear, 0));
+    std::vector<double> w1(w0.size()), b1(b0.size());
+    for (std::size_t i = 0; i < w0.size(); ++i) w1[i] = w0[i] - coef * gw[i];
+    for (std::size_t i = 0; i < b0.size(); ++i) b1[i] = b0[i] - coef * gb[i];
+    EXPECT_TRUE(close_to(linear.weight.val().inner(), TensorData(w1, Shape{3, 4})));
+    EXPECT_TRUE(close_to(linear.bias->val().inner(), TensorData(b1, Shape{4})));
+
+    // By hand in a custom loop: the same numbers.
+    auto by_hand = seq.linear();
+    auto grads = seq.grads(by_hand, 0);
+    EXPECT_NEAR(optim::clip_grad_norm(grads, max_norm), total, 1e-12);
+    auto plain = optim::SgdConfig{}.init<AD>();
+    by_hand = plain.step(1.0, by_hand, std::move(grads));
+    EXPECT_TRUE(close_to(by_hand.weight.val().inner(), TensorData(w1, Shape{3, 4})));
+
+    // The config's JSON names the kind.
+    const auto config = GradientClippingConfig::global_norm(2.5);
+    EXPECT_NE(config.to_json_string().find("GlobalNorm"), std::string::npos);
+    expect_round_trip(optim::AdamConfig{.grad_clipping = config});
+    EXPECT_BURN_ERROR(
+        (void)optim::AdamWConfig{.grad_clipping = GradientClippingConfig::global_norm(0)}
+            .init<AD>(),
+        "threshold");
+}
+
 TEST(OptimConfig, InvalidConfigsThrow) {
-    EXPECT_BURN_ERROR((void)optim::AdamWConfig{.beta_1 = 1.0}.init<AD>(), "AdamWConfig::init: beta_1");
-    EXPECT_BURN_ERROR((void)optim::AdamWConfig{.epsilon = 0.0}.init<AD>(), "AdamWConfig::init: epsilon");
+    EXPECT_BURN_ERROR((void)optim::AdamWConfig{.beta_1 = 1.0}.init<AD>(),
+                      "AdamWConfig::init: beta_1");
+    EXPECT_BURN_ERROR((void)optim::AdamWConfig{.epsilon = 0.0}.init<AD>(),
+                      "AdamWConfig::init: epsilon");
     EXPECT_BURN_ERROR((void)optim::AdamWConfig{.weight_decay = -1.0}.init<AD>(),
                       "AdamWConfig::init: weight_decay");
-    EXPECT_BURN_ERROR((void)optim::RmsPropConfig{.alpha = 1.5}.init<AD>(), "RmsPropConfig::init: alpha");
+    EXPECT_BURN_ERROR((void)optim::RmsPropConfig{.alpha = 1.5}.init<AD>(),
+                      "RmsPropConfig::init: alpha");
     EXPECT_BURN_ERROR((void)optim::RmsPropConfig{.momentum = -0.1}.init<AD>(),
                       "RmsPropConfig::init: momentum");
     EXPECT_BURN_ERROR((void)optim::RmsPropConfig{.epsilon = -1.0}.init<AD>(),
                       "RmsPropConfig::init: epsilon");
-    EXPECT_BURN_ERROR((void)optim::RmsPropConfig{.weight_decay = WeightDecayConfig{-1.0}}.init<AD>(),
-                      "RmsPropConfig::init: weight_decay");
+    EXPECT_BURN_ERROR(
+        (void)optim::RmsPropConfig{.weight_decay = WeightDecayConfig{-1.0}}.init<AD>(),
+        "RmsPropConfig::init: weight_decay");
     EXPECT_BURN_ERROR((void)optim::AdaGradConfig{.lr_decay = -1.0}.init<AD>(),
                       "AdaGradConfig::init: lr_decay");
     EXPECT_BURN_ERROR((void)optim::AdaGradConfig{.epsilon = 0.0}.init<AD>(),
                       "AdaGradConfig::init: epsilon");
-    EXPECT_BURN_ERROR((void)optim::AdaGradConfig{.weight_decay = WeightDecayConfig{-0.5}}.init<AD>(),
-                      "AdaGradConfig::init: weight_decay");
+    EXPECT_BURN_ERROR(
+        (void)optim::AdaGradConfig{.weight_decay = WeightDecayConfig{-0.5}}.init<AD>(),
+        "AdaGradConfig::init: weight_decay");
     for (double bad : {0.0, -1.0}) {
         EXPECT_BURN_ERROR(
             (void)optim::AdamWConfig{.grad_clipping = GradientClippingConfig::norm(bad)}.init<AD>(),
             "AdamWConfig::init: grad_clipping.threshold");
         EXPECT_BURN_ERROR(
-            (void)optim::RmsPropConfig{.grad_clipping = GradientClippingConfig::value(bad)}.init<AD>(),
+            (void)optim::RmsPropConfig{.grad_clipping = GradientClippingConfig::value(bad)}
+                .init<AD>(),
             "RmsPropConfig::init: grad_clipping.threshold");
         EXPECT_BURN_ERROR(
-            (void)optim::AdaGradConfig{.grad_clipping = GradientClippingConfig::norm(bad)}.init<AD>(),
+            (void)optim::AdaGradConfig{.grad_clipping = GradientClippingConfig::norm(bad)}
+                .init<AD>(),
             "AdaGradConfig::init: grad_clipping.threshold");
     }
 }

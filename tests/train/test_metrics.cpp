@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The library's metrics (burn/train/metrics.hpp) and NumericMetricState (burn/train/metric.hpp):
 // exact values on hand-made inputs (Burn's own test cases included), weighting across steps,
-// clear(), padding, top-k, micro vs macro against a brute-force reference, thresholds, errors.
-#include "test_support.hpp"
-
+// clear(), padding, top-k, micro vs macro against a brute-force reference, thresholds, errors;
+// the regression metrics (MAE, RMSE, R2) over several batches against whole-epoch formulas.
+#include <algorithm>
 #include <burn/train/metric.hpp>
 #include <burn/train/metrics.hpp>
-
-#include <algorithm>
+#include <burn/train/output.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -15,6 +14,8 @@
 #include <numeric>
 #include <string>
 #include <vector>
+
+#include "test_support.hpp"
 
 using namespace burn;
 using namespace burn::train;
@@ -31,6 +32,12 @@ static_assert(Metric<CpuMemory> && Numeric<CpuMemory>);
 static_assert(Metric<PrecisionMetric> && Numeric<PrecisionMetric>);
 static_assert(Metric<RecallMetric> && Numeric<RecallMetric>);
 static_assert(Metric<FBetaScoreMetric> && Numeric<FBetaScoreMetric>);
+static_assert(Metric<MaeMetric> && Numeric<MaeMetric>);
+static_assert(Metric<RmseMetric> && Numeric<RmseMetric>);
+static_assert(Metric<R2Metric> && Numeric<R2Metric>);
+static_assert(std::is_same_v<R2Metric::Input, RegressionInput>);
+static_assert(Adapts<RegressionOutput<burn::testing::TestFloatBackend>, RegressionInput>);
+static_assert(Adapts<RegressionOutput<burn::testing::TestFloatBackend>, LossInput>);
 static_assert(std::is_same_v<AccuracyMetric::Input, AccuracyInput>);
 static_assert(std::is_same_v<TopKAccuracyMetric::Input, AccuracyInput>);
 static_assert(std::is_same_v<LossMetric::Input, LossInput>);
@@ -123,10 +130,10 @@ TEST(NumericMetricState, RustFloatNames) {
 TEST(AccuracyMetric, BurnCaseWithoutPadding) {
     AccuracyMetric m;
     EXPECT_EQ(m.name(), "Accuracy");
-    auto e = m.update({rows({{0.0f, 0.2f, 0.8f}, {1.0f, 2.0f, 0.5f}, {0.4f, 0.1f, 0.2f},
-                             {0.6f, 0.7f, 0.2f}}),
-                       labels({2, 2, 1, 1})},
-                      md);
+    auto e = m.update(
+        {rows({{0.0f, 0.2f, 0.8f}, {1.0f, 2.0f, 0.5f}, {0.4f, 0.1f, 0.2f}, {0.6f, 0.7f, 0.2f}}),
+         labels({2, 2, 1, 1})},
+        md);
     EXPECT_EQ(m.value(), 50.0);
     EXPECT_EQ(e.name, "Accuracy");
     EXPECT_EQ(e.formatted, "epoch 50.00 % - batch 50.00 %");
@@ -140,9 +147,9 @@ TEST(AccuracyMetric, BurnCaseWithPadding) {
                              {1.0f, 2.0f, 0.5f, 0.0f},
                              {0.4f, 0.1f, 0.2f, 0.0f},
                              {0.6f, 0.7f, 0.2f, 0.0f},
-                             {0.0f, 0.1f, 0.2f, 5.0f},   // predicted padding: not counted
-                             {0.0f, 0.1f, 0.2f, 0.0f},   // error on padding: not counted
-                             {0.6f, 0.0f, 0.2f, 0.0f}}), // error on padding: not counted
+                             {0.0f, 0.1f, 0.2f, 5.0f},    // predicted padding: not counted
+                             {0.0f, 0.1f, 0.2f, 0.0f},    // error on padding: not counted
+                             {0.6f, 0.0f, 0.2f, 0.0f}}),  // error on padding: not counted
                        labels({2, 2, 1, 1, 3, 3, 3})},
                       md);
     EXPECT_EQ(m.value(), 50.0);
@@ -161,7 +168,7 @@ TEST(AccuracyMetric, TiesGoToTheFirstMaximum) {
 TEST(AccuracyMetric, WeightsStepsByItemsAndClears) {
     AccuracyMetric m;
     m.update({rows({{1, 0}, {1, 0}, {0, 1}, {0, 1}}), labels({0, 1, 1, 0})}, md);  // 2 / 4
-    auto e = m.update({rows({{1, 0}, {0, 1}}), labels({0, 1})}, md);              // 2 / 2
+    auto e = m.update({rows({{1, 0}, {0, 1}}), labels({0, 1})}, md);               // 2 / 2
     EXPECT_DOUBLE_EQ(m.value(), 4.0 / 6.0 * 100.0);
     EXPECT_EQ(e.formatted, "epoch 66.67 % - batch 100.00 %");
     EXPECT_EQ(e.serialized, "100,2");
@@ -222,10 +229,10 @@ TEST(AccuracyMetric, Errors) {
 TEST(TopKAccuracyMetric, BurnCases) {
     TopKAccuracyMetric m(2);
     EXPECT_EQ(m.name(), "Top-K Accuracy @ TopK(2)");
-    m.update({rows({{0.0f, 0.2f, 0.8f}, {1.0f, 2.0f, 0.5f}, {0.4f, 0.1f, 0.2f},
-                    {0.6f, 0.7f, 0.2f}}),
-              labels({2, 2, 1, 1})},
-             md);
+    m.update(
+        {rows({{0.0f, 0.2f, 0.8f}, {1.0f, 2.0f, 0.5f}, {0.4f, 0.1f, 0.2f}, {0.6f, 0.7f, 0.2f}}),
+         labels({2, 2, 1, 1})},
+        md);
     EXPECT_EQ(m.value(), 50.0);
 
     auto p = TopKAccuracyMetric(2).with_pad_token(3);
@@ -241,9 +248,9 @@ TEST(TopKAccuracyMetric, BurnCases) {
     EXPECT_EQ(p.value(), 50.0);
 
     TopKAccuracyMetric all(3);
-    all.update({rows({{0.1f, 0.2f, 0.7f}, {0.1f, 0.2f, 0.7f}, {0.1f, 0.2f, 0.7f}}),
-                labels({0, 1, 2})},
-               md);
+    all.update(
+        {rows({{0.1f, 0.2f, 0.7f}, {0.1f, 0.2f, 0.7f}, {0.1f, 0.2f, 0.7f}}), labels({0, 1, 2})},
+        md);
     EXPECT_EQ(all.value(), 100.0);
 
     TopKAccuracyMetric def;
@@ -457,8 +464,8 @@ TEST(PrecisionMetric, BurnCases) {
         EXPECT_NEAR(run(PrecisionMetric::multiclass(2, Micro), in), 100 * 4.0 / 10, kTol);
         EXPECT_NEAR(run(PrecisionMetric::multiclass(1, Macro), in), 100 * (0.5 + 0.5 + 1.0) / 3,
                     kTol);
-        EXPECT_NEAR(run(PrecisionMetric::multiclass(2, Macro), in),
-                    100 * (0.5 + 1.0 / 4 + 0.5) / 3, kTol);
+        EXPECT_NEAR(run(PrecisionMetric::multiclass(2, Macro), in), 100 * (0.5 + 1.0 / 4 + 0.5) / 3,
+                    kTol);
     }
     EXPECT_NEAR(run(PrecisionMetric::multilabel(0.5, Micro), multilabel_input()), 100 * 5.0 / 8,
                 kTol);
@@ -471,13 +478,10 @@ TEST(RecallMetric, BurnCases) {
     for (const auto& in : {multiclass_input(), multiclass_onehot_input()}) {
         EXPECT_NEAR(run(RecallMetric::multiclass(1, Micro), in), 100 * 3.0 / 5, kTol);
         EXPECT_NEAR(run(RecallMetric::multiclass(2, Micro), in), 100 * 4.0 / 5, kTol);
-        EXPECT_NEAR(run(RecallMetric::multiclass(1, Macro), in), 100 * (0.5 + 1.0 + 0.5) / 3,
-                    kTol);
-        EXPECT_NEAR(run(RecallMetric::multiclass(2, Macro), in), 100 * (1.0 + 1.0 + 0.5) / 3,
-                    kTol);
+        EXPECT_NEAR(run(RecallMetric::multiclass(1, Macro), in), 100 * (0.5 + 1.0 + 0.5) / 3, kTol);
+        EXPECT_NEAR(run(RecallMetric::multiclass(2, Macro), in), 100 * (1.0 + 1.0 + 0.5) / 3, kTol);
     }
-    EXPECT_NEAR(run(RecallMetric::multilabel(0.5, Micro), multilabel_input()), 100 * 5.0 / 9,
-                kTol);
+    EXPECT_NEAR(run(RecallMetric::multilabel(0.5, Micro), multilabel_input()), 100 * 5.0 / 9, kTol);
     EXPECT_NEAR(run(RecallMetric::multilabel(0.5, Macro), multilabel_input()),
                 100 * (0.5 + 1.0 + 1.0 / 3) / 3, kTol);
 }
@@ -616,8 +620,9 @@ double reference(const std::vector<std::vector<double>>& scores,
         if (topk) {
             std::vector<std::size_t> idx(c);
             std::iota(idx.begin(), idx.end(), 0);
-            std::stable_sort(idx.begin(), idx.end(),
-                             [&](std::size_t a, std::size_t b) { return scores[i][a] > scores[i][b]; });
+            std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+                return scores[i][a] > scores[i][b];
+            });
             for (std::size_t j = 0; j < k; ++j) pred[idx[j]] = 1;
         } else {
             for (std::size_t j = 0; j < c; ++j) pred[j] = scores[i][j] > threshold;
@@ -637,7 +642,8 @@ double reference(const std::vector<std::vector<double>>& scores,
                 const double p = t / (t + f_p), r = t / (t + f_n);
                 const double b2 = beta * beta;
                 // F-beta from precision and recall (sklearn's form); 0 when both are 0.
-                if (std::isnan(p) || std::isnan(r)) return (1 + b2) * t / ((1 + b2) * t + b2 * f_n + f_p);
+                if (std::isnan(p) || std::isnan(r))
+                    return (1 + b2) * t / ((1 + b2) * t + b2 * f_n + f_p);
                 if (p == 0 && r == 0) return 0.0;
                 return (1 + b2) * p * r / (b2 * p + r);
             }
@@ -700,9 +706,9 @@ void check_against_reference(M metric, bool multiclass, bool topk, std::size_t k
             all_scores.push_back(row);
             all_targets.push_back(t);
         }
-        ConfusionStatsInput in{TensorData(flat, Shape{batch, classes}),
-                               multiclass ? TensorData(idx, Shape{batch})
-                                          : TensorData(hot, Shape{batch, classes})};
+        ConfusionStatsInput in{
+            TensorData(flat, Shape{batch, classes}),
+            multiclass ? TensorData(idx, Shape{batch}) : TensorData(hot, Shape{batch, classes})};
         metric.update(in, md);
     }
     const double want = reference(all_scores, all_targets, topk, k, threshold, red, kind, beta);
@@ -721,8 +727,8 @@ TEST(ConfusionMetrics, AgreeWithABruteForceReference) {
                                         Kind::Precision, 1, seed);
                 check_against_reference(RecallMetric::multiclass(k, red), true, true, k, 0, red,
                                         Kind::Recall, 1, seed);
-                check_against_reference(FBetaScoreMetric::multiclass(0.5, k, red), true, true, k,
-                                        0, red, Kind::FBeta, 0.5, seed);
+                check_against_reference(FBetaScoreMetric::multiclass(0.5, k, red), true, true, k, 0,
+                                        red, Kind::FBeta, 0.5, seed);
             }
             for (double t : {0.3, 0.5}) {
                 check_against_reference(PrecisionMetric::multilabel(t, red), false, false, 1, t,
@@ -744,7 +750,8 @@ TEST(ConfusionMetrics, Errors) {
     EXPECT_BURN_ERROR(FBetaScoreMetric::binary(0.0),
                       "FBetaScoreMetric: beta must be a positive finite number, got 0");
     EXPECT_BURN_ERROR(FBetaScoreMetric::multilabel(-1.0), "beta must be a positive");
-    EXPECT_BURN_ERROR(PrecisionMetric::binary(std::nan("")), "PrecisionMetric::binary: threshold is NaN");
+    EXPECT_BURN_ERROR(PrecisionMetric::binary(std::nan("")),
+                      "PrecisionMetric::binary: threshold is NaN");
 
     auto k4 = PrecisionMetric::multiclass(4);
     EXPECT_BURN_ERROR(k4.update(multiclass_input(), md),
@@ -779,6 +786,135 @@ TEST(ConfusionMetrics, Errors) {
     p.clear();
     p.update({rows({{0.1f, 0.9f}}), labels({1})}, md);
     EXPECT_EQ(p.value(), 100.0);
+}
+
+// =============================================================================== regression
+RegressionInput regression(std::initializer_list<std::initializer_list<float>> outputs,
+                           std::initializer_list<std::initializer_list<float>> targets) {
+    return RegressionInput{rows(outputs), rows(targets)};
+}
+
+// Two batches of one output column: outputs - targets = {-0.5, 0, 1} then {-1, 2}.
+const RegressionInput kBatch1 = regression({{1}, {2}, {3}}, {{1.5}, {2}, {2}});
+const RegressionInput kBatch2 = regression({{4}, {8}}, {{5}, {6}});
+
+TEST(RegressionMetrics, MaeAndRmseOverTheEpochBySums) {
+    MaeMetric mae;
+    EXPECT_EQ(mae.name(), "MAE");
+    EXPECT_EQ(mae.value(), 0.0);
+    auto e1 = mae.update(kBatch1, md);
+    EXPECT_DOUBLE_EQ(mae.current(), 0.5);  // (0.5 + 0 + 1) / 3
+    EXPECT_EQ(e1.serialized, "0.5,3");
+    EXPECT_EQ(e1.formatted, "epoch 0.5000 - batch 0.5000");
+    mae.update(kBatch2, md);
+    EXPECT_DOUBLE_EQ(mae.current(), 1.5);      // (1 + 2) / 2
+    EXPECT_DOUBLE_EQ(mae.value(), 4.5 / 5.0);  // every absolute error of the epoch / 5
+    mae.clear();
+    EXPECT_EQ(mae.value(), 0.0);
+
+    RmseMetric rmse;
+    EXPECT_EQ(rmse.name(), "RMSE");
+    rmse.update(kBatch1, md);
+    EXPECT_DOUBLE_EQ(rmse.current(), std::sqrt(1.25 / 3.0));
+    rmse.update(kBatch2, md);
+    EXPECT_DOUBLE_EQ(rmse.current(), std::sqrt(2.5));
+    // sqrt of the epoch's mean square (6.25 / 5), not the mean of the batches' roots.
+    EXPECT_DOUBLE_EQ(rmse.value(), std::sqrt(1.25));
+    EXPECT_GT(std::abs(rmse.value() - (3 * std::sqrt(1.25 / 3.0) + 2 * std::sqrt(2.5)) / 5), 0.09);
+    rmse.clear();
+    EXPECT_EQ(rmse.value(), 0.0);
+}
+
+TEST(RegressionMetrics, R2OverTheEpochIsNotAMeanOfBatchR2) {
+    R2Metric r2;
+    EXPECT_EQ(r2.name(), "R2");
+    r2.update(kBatch1, md);
+    // targets 1.5, 2, 2: mean 11/6, SS_tot = 1/6, SS_res = 1.25.
+    EXPECT_NEAR(r2.current(), 1.0 - 1.25 / (1.0 / 6.0), 1e-9);
+    r2.update(kBatch2, md);
+    EXPECT_NEAR(r2.current(), 1.0 - 5.0 / 0.5, 1e-12);  // targets 5, 6
+    // The epoch: targets 1.5, 2, 2, 5, 6 (mean 3.3, SS_tot 16.8), SS_res = 6.25.
+    EXPECT_NEAR(r2.value(), 1.0 - 6.25 / 16.8, 1e-12);
+    r2.clear();
+    EXPECT_EQ(r2.value(), 0.0);
+    // A perfect fit is 1; predicting the mean is 0.
+    r2.update(regression({{1}, {2}, {3}}, {{1}, {2}, {3}}), md);
+    EXPECT_DOUBLE_EQ(r2.value(), 1.0);
+    r2.clear();
+    r2.update(regression({{2}, {2}, {2}}, {{1}, {2}, {3}}), md);
+    EXPECT_DOUBLE_EQ(r2.value(), 0.0);
+}
+
+TEST(RegressionMetrics, R2SeveralOutputsAgainstAWholeEpochReference) {
+    // 3 batches of [batch, 2], compared with sklearn's r2_score(uniform_average) on all rows.
+    const std::vector<std::vector<std::array<double, 4>>> batches = {
+        {{0.1, 1.0, 0.0, 2.0}, {0.9, 0.5, 1.2, 0.4}},
+        {{2.2, -1.0, 2.0, -1.5}, {3.1, 0.0, 2.8, 0.3}, {4.0, 2.5, 4.4, 2.0}},
+        {{-0.5, 3.0, -1.0, 3.3}}};  // rows of {out0, out1, target0, target1}
+    R2Metric r2;
+    MaeMetric mae;
+    std::vector<std::array<double, 4>> all;
+    for (const auto& b : batches) {
+        std::vector<float> o, t;
+        for (const auto& r : b) {
+            o.insert(o.end(), {float(r[0]), float(r[1])});
+            t.insert(t.end(), {float(r[2]), float(r[3])});
+            all.push_back(r);
+        }
+        const RegressionInput in{TensorData(o, Shape{b.size(), 2}),
+                                 TensorData(t, Shape{b.size(), 2})};
+        r2.update(in, md);
+        mae.update(in, md);
+    }
+    double expected = 0.0, abs_sum = 0.0;
+    for (std::size_t j = 0; j < 2; ++j) {
+        double mean = 0.0, ss_tot = 0.0, ss_res = 0.0;
+        for (const auto& r : all) mean += double(float(r[2 + j]));
+        mean /= double(all.size());
+        for (const auto& r : all) {
+            const double t = float(r[2 + j]), o = float(r[j]);
+            ss_tot += (t - mean) * (t - mean);
+            ss_res += (t - o) * (t - o);
+            abs_sum += std::abs(t - o);
+        }
+        expected += (1.0 - ss_res / ss_tot) / 2.0;
+    }
+    EXPECT_NEAR(r2.value(), expected, 1e-9);
+    EXPECT_NEAR(mae.value(), abs_sum / double(2 * all.size()), 1e-12);
+    // The last batch has one row: its own R2 is undefined.
+    EXPECT_TRUE(std::isnan(r2.current()));
+}
+
+TEST(RegressionMetrics, R2LeavesOutConstantColumnsAndRank1Inputs) {
+    R2Metric r2;
+    // Column 1's targets are constant: only column 0 counts.
+    r2.update(regression({{1, 5}, {2, 6}, {4, 7}}, {{1, 3}, {2, 3}, {3, 3}}), md);
+    EXPECT_NEAR(r2.value(), 1.0 - 1.0 / 2.0, 1e-12);
+    r2.clear();
+    r2.update(regression({{1}}, {{2}}), md);
+    EXPECT_TRUE(std::isnan(r2.value()));
+    r2.clear();
+    // [batch] inputs are one column.
+    r2.update(
+        RegressionInput{TensorData::from({1.0f, 2.0f, 3.0f}), TensorData::from({1.0f, 2.0f, 4.0f})},
+        md);
+    EXPECT_NEAR(r2.value(), 1.0 - 1.0 / (14.0 / 3.0), 1e-6);
+}
+
+TEST(RegressionMetrics, Errors) {
+    MaeMetric mae;
+    EXPECT_BURN_ERROR(mae.update(regression({{1}, {2}}, {{1, 2}}), md),
+                      "MaeMetric::update: targets must have the outputs' shape [2, 1], got [1, 2]");
+    RmseMetric rmse;
+    EXPECT_BURN_ERROR(
+        rmse.update(RegressionInput{TensorData(std::vector<float>(8), Shape{2, 2, 2}),
+                                    TensorData(std::vector<float>(8), Shape{2, 2, 2})},
+                    md),
+        "RmseMetric::update: outputs must be [batch] or [batch, n]");
+    R2Metric r2;
+    r2.update(regression({{1, 2}, {3, 4}}, {{1, 2}, {3, 5}}), md);
+    EXPECT_BURN_ERROR(r2.update(regression({{1}, {2}}, {{1}, {2}}), md),
+                      "R2Metric::update: outputs have 1 columns");
 }
 
 }  // namespace

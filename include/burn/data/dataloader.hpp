@@ -8,6 +8,7 @@
 //   };
 //   auto loader = data::DataLoaderBuilder(MyBatcher{})
 //                     .batch_size(64).shuffle(42).num_workers(4)
+//                     .drop_last(true)               // optional: no last partial batch
 //                     .build(std::move(dataset));    // std::shared_ptr<DataLoader<MyBatch>>
 //   for (auto batch : *loader) { ... }              // one epoch; the next loop reshuffles
 //
@@ -69,7 +70,7 @@ struct batch_signature<O (C::*)(const std::vector<I>&, const Dev&) const noexcep
 }  // namespace detail
 
 template <class Bt>
-    requires requires { &Bt::batch; }
+requires requires { &Bt::batch; }
 struct batcher_traits<Bt> : detail::batch_signature<decltype(&Bt::batch)> {};
 
 /// The device type a batcher takes (Burn's B::Device of Batcher<B, I, O>).
@@ -85,11 +86,12 @@ using BatcherOutput = typename batcher_traits<Bt>::Output;
 /// Burn's Batcher<B, I, O>: `bt.batch(std::vector<I>, const Device&)` gives an O. It is called
 /// from the loader's worker threads at once, so it must be thread-safe (const, no shared state).
 template <class Bt, class I, class O>
-concept Batcher =
-    requires { typename BatcherDevice<Bt>; } &&
-    requires(const Bt& bt, std::vector<I> items, const BatcherDevice<Bt>& device) {
-        { bt.batch(std::move(items), device) } -> std::convertible_to<O>;
-    };
+concept Batcher = requires {
+    typename BatcherDevice<Bt>;
+}
+&&requires(const Bt& bt, std::vector<I> items, const BatcherDevice<Bt>& device) {
+    { bt.batch(std::move(items), device) } -> std::convertible_to<O>;
+};
 
 // ============================================================================ Shuffling
 /// The seed of epoch `epoch` of a loader shuffled with `seed` (a splitmix64 mix of both).
@@ -183,9 +185,11 @@ public:
 
     /// Starts a new epoch (starting the workers, which begin prefetching at once).
     virtual DataLoaderIterator<O> iter() const = 0;
-    /// Items per epoch (the dataset's len()).
+    /// Items of the dataset (its len()). With drop_last, an epoch yields only
+    /// num_batches() * batch_size of them (its Progress::items_total).
     virtual std::size_t num_items() const = 0;
-    /// Batches per epoch, the last one possibly partial: ceil(num_items / batch_size).
+    /// Batches per epoch: ceil(num_items / batch_size), the last one possibly partial; with
+    /// drop_last, floor(num_items / batch_size), all full.
     virtual std::size_t num_batches() const = 0;
 
     /// `for (auto batch : *loader)`: iterates a new epoch.
@@ -204,7 +208,13 @@ struct LoaderShared {
     std::size_t batch_size = 1;
     std::optional<std::uint64_t> seed;
     std::size_t num_workers = 0;
+    bool drop_last = false;
 };
+
+/// Batches per epoch of `len` items.
+inline std::size_t batches_per_epoch(std::size_t len, std::size_t batch_size, bool drop_last) {
+    return drop_last ? len / batch_size : (len + batch_size - 1) / batch_size;
+}
 
 /// Loads batch `b` of an epoch: get() each of its items, then batch(); any failure becomes a
 /// burn::Error naming the batch and the item.
@@ -220,23 +230,25 @@ BatcherOutput<Bt> load_batch(const LoaderShared<D, Bt>& s, const std::vector<std
         for (std::size_t i = first; i < last; ++i) {
             index = perm.empty() ? i : perm[i];
             auto item = s.dataset->get(index);
-            BURN_CHECK(item.has_value(), "dataset.get(", index, ") returned no item although len() = ",
-                       len);
+            BURN_CHECK(item.has_value(), "dataset.get(", index,
+                       ") returned no item although len() = ", len);
             items.push_back(std::move(*item));
         }
     } catch (const std::exception& e) {
-        ::burn::detail::fail("DataLoader: batch ", b, ": loading item ", index, " failed: ", e.what());
+        ::burn::detail::fail("DataLoader: batch ", b, ": loading item ", index,
+                             " failed: ", e.what());
     } catch (...) {
-        ::burn::detail::fail("DataLoader: batch ", b, ": loading item ", index, " failed: unknown exception");
+        ::burn::detail::fail("DataLoader: batch ", b, ": loading item ", index,
+                             " failed: unknown exception");
     }
     try {
         return s.batcher->batch(std::move(items), s.device);
     } catch (const std::exception& e) {
-        ::burn::detail::fail("DataLoader: batch ", b, " (items ", first, "..", last, " of the epoch): ",
-                     "batcher failed: ", e.what());
+        ::burn::detail::fail("DataLoader: batch ", b, " (items ", first, "..", last,
+                             " of the epoch): ", "batcher failed: ", e.what());
     } catch (...) {
-        ::burn::detail::fail("DataLoader: batch ", b, " (items ", first, "..", last, " of the epoch): ",
-                     "batcher failed: unknown exception");
+        ::burn::detail::fail("DataLoader: batch ", b, " (items ", first, "..", last,
+                             " of the epoch): ", "batcher failed: unknown exception");
     }
 }
 
@@ -249,7 +261,9 @@ public:
 
     EpochSource(std::shared_ptr<const LoaderShared<D, Bt>> shared, std::uint64_t epoch)
         : shared_(std::move(shared)), len_(shared_->dataset->len()) {
-        num_batches_ = (len_ + shared_->batch_size - 1) / shared_->batch_size;
+        num_batches_ = batches_per_epoch(len_, shared_->batch_size, shared_->drop_last);
+        // With drop_last the epoch yields only whole batches (of the permuted order).
+        epoch_items_ = std::min(len_, num_batches_ * shared_->batch_size);
         if (shared_->seed) perm_ = seeded_permutation(len_, epoch_seed(*shared_->seed, epoch));
         const std::size_t workers = std::min(shared_->num_workers, num_batches_);
         window_ = std::max<std::size_t>(2, 2 * workers);
@@ -270,7 +284,8 @@ public:
     std::optional<O> next() override {
         if (finished_ || next_ >= num_batches_) return std::nullopt;
         const std::size_t b = next_;
-        const std::size_t size = std::min(len_, (b + 1) * shared_->batch_size) - b * shared_->batch_size;
+        const std::size_t size =
+            std::min(len_, (b + 1) * shared_->batch_size) - b * shared_->batch_size;
         if (threads_.empty()) {
             try {
                 std::optional<O> out(load_batch(*shared_, perm_, len_, b));
@@ -300,7 +315,7 @@ public:
     }
 
     Progress progress() const override {
-        return {processed_.load(std::memory_order_relaxed), len_};
+        return {processed_.load(std::memory_order_relaxed), epoch_items_};
     }
 
 private:
@@ -347,6 +362,7 @@ private:
     std::shared_ptr<const LoaderShared<D, Bt>> shared_;
     std::size_t len_ = 0;
     std::size_t num_batches_ = 0;
+    std::size_t epoch_items_ = 0;
     std::vector<std::size_t> perm_;  // empty: no shuffling
     std::size_t window_ = 2;
     // Consumer state (next_ is also read by the workers, under mutex_ when workers exist).
@@ -378,7 +394,7 @@ public:
     }
     std::size_t num_items() const override { return shared_->dataset->len(); }
     std::size_t num_batches() const override {
-        return (num_items() + shared_->batch_size - 1) / shared_->batch_size;
+        return batches_per_epoch(num_items(), shared_->batch_size, shared_->drop_last);
     }
 
 private:
@@ -390,9 +406,10 @@ private:
 
 /// Burn's DataLoaderBuilder: DataLoaderBuilder(batcher).batch_size(n).shuffle(seed)
 /// .num_workers(k).set_device(device).build(dataset). Defaults as Burn's: batch size 1, no
-/// shuffling, no workers (batches loaded on the iterating thread), the device's default value.
+/// shuffling, no workers (batches loaded on the iterating thread), the device's default value,
+/// and the last partial batch kept (drop_last(false)).
 template <class Bt>
-    requires Batcher<Bt, BatcherItem<Bt>, BatcherOutput<Bt>>
+requires Batcher<Bt, BatcherItem<Bt>, BatcherOutput<Bt>>
 class DataLoaderBuilder {
 public:
     using Item = BatcherItem<Bt>;
@@ -423,6 +440,15 @@ public:
     }
     DataLoaderBuilder&& num_workers(std::size_t k) && { return std::move(num_workers(k)); }
 
+    /// Whether to drop the last batch of an epoch when it holds fewer than batch_size items
+    /// (PyTorch's DataLoader(drop_last=True)). With shuffling, the dropped items are the last
+    /// ones of that epoch's permutation, so they differ from epoch to epoch.
+    DataLoaderBuilder& drop_last(bool drop) & {
+        drop_last_ = drop;
+        return *this;
+    }
+    DataLoaderBuilder&& drop_last(bool drop) && { return std::move(drop_last(drop)); }
+
     /// The device handed to the batcher.
     DataLoaderBuilder& set_device(Device device) & {
         device_ = std::move(device);
@@ -434,8 +460,9 @@ public:
 
     /// The loader of a dataset shared with the caller (get() must be thread-safe).
     template <Dataset D>
-        requires std::same_as<typename D::Item, Item>
-    std::shared_ptr<DataLoader<Output>> build(std::shared_ptr<const D> dataset) const {
+    requires std::same_as<typename D::Item, Item> std::shared_ptr<DataLoader<Output>> build(
+        std::shared_ptr<const D> dataset)
+    const {
         BURN_CHECK(dataset != nullptr, "DataLoaderBuilder::build: the dataset is null");
         auto shared = std::make_shared<detail::LoaderShared<D, Bt>>();
         shared->dataset = std::move(dataset);
@@ -444,18 +471,19 @@ public:
         shared->batch_size = batch_size_;
         shared->seed = seed_;
         shared->num_workers = num_workers_;
+        shared->drop_last = drop_last_;
         return std::make_shared<detail::BatchDataLoader<D, Bt>>(std::move(shared));
     }
     template <Dataset D>
-        requires std::same_as<typename D::Item, Item>
-    std::shared_ptr<DataLoader<Output>> build(std::shared_ptr<D> dataset) const {
-        return build(std::shared_ptr<const D>(std::move(dataset)));
-    }
+    requires std::same_as<typename D::Item, Item> std::shared_ptr<DataLoader<Output>> build(
+        std::shared_ptr<D> dataset)
+    const { return build(std::shared_ptr<const D>(std::move(dataset))); }
     /// The loader of a dataset it takes (moved or copied).
     template <class D>
-        requires Dataset<std::remove_cvref_t<D>> &&
-                 std::same_as<typename std::remove_cvref_t<D>::Item, Item>
-    std::shared_ptr<DataLoader<Output>> build(D&& dataset) const {
+    requires Dataset<std::remove_cvref_t<D>> &&
+        std::same_as<typename std::remove_cvref_t<D>::Item, Item>
+            std::shared_ptr<DataLoader<Output>> build(D&& dataset)
+    const {
         return build(std::make_shared<const std::remove_cvref_t<D>>(std::forward<D>(dataset)));
     }
 
@@ -464,6 +492,7 @@ private:
     std::size_t batch_size_ = 1;
     std::optional<std::uint64_t> seed_;
     std::size_t num_workers_ = 0;
+    bool drop_last_ = false;
     Device device_{};
 };
 

@@ -6,9 +6,11 @@
 //   auto causal = nn::generate_autoregressive_mask<B>(batch, seq, device);  // [batch, seq, seq]
 //   auto padded = nn::generate_padding_mask<B>(0, {{5, 6, 7}, {8}}, std::nullopt, device);
 //   // padded.tensor: [[5, 6, 7], [8, 0, 0]], padded.mask: [[F, F, F], [F, T, T]]
+//   auto pooled = nn::masked_mean(encoded, padded.mask);  // [batch, seq, d] -> [batch, d]
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -24,8 +26,10 @@ namespace burn::nn {
 template <Backend B>
 Tensor<B, 3, Bool> generate_autoregressive_mask(std::size_t batch_size, std::size_t seq_length,
                                                 const typename B::Device& device = {}) {
-    BURN_CHECK(batch_size > 0 && seq_length > 0, "generate_autoregressive_mask: batch_size and "
-               "seq_length must be positive, got ", batch_size, " and ", seq_length);
+    BURN_CHECK(batch_size > 0 && seq_length > 0,
+               "generate_autoregressive_mask: batch_size and "
+               "seq_length must be positive, got ",
+               batch_size, " and ", seq_length);
     // tril_mask: true outside the lower triangle (diagonal included), i.e. at the future.
     return Tensor<B, 2, Bool>::tril_mask({seq_length, seq_length}, 0, device)
         .template unsqueeze<3>()
@@ -62,10 +66,9 @@ struct GeneratePaddingMask {
 /// Pads (or truncates) `tokens_list` to a common length with `pad_token`. As in Burn, the mask is
 /// computed from the values, so a token equal to `pad_token` inside a sequence is masked too.
 template <Backend B>
-GeneratePaddingMask<B> generate_padding_mask(std::size_t pad_token,
-                                             const std::vector<std::vector<std::size_t>>& tokens_list,
-                                             SeqLengthOption seq_length = {},
-                                             const typename B::Device& device = {}) {
+GeneratePaddingMask<B> generate_padding_mask(
+    std::size_t pad_token, const std::vector<std::vector<std::size_t>>& tokens_list,
+    SeqLengthOption seq_length = {}, const typename B::Device& device = {}) {
     std::size_t longest = 0;
     for (const auto& t : tokens_list) longest = std::max(longest, t.size());
     if (tokens_list.empty()) longest = 1;
@@ -81,10 +84,33 @@ GeneratePaddingMask<B> generate_padding_mask(std::size_t pad_token,
         for (std::size_t j = 0; j < n; ++j)
             values[i * size + j] = static_cast<std::int64_t>(tokens_list[i][j]);
     }
-    auto tensor = Tensor<B, 2, Int>::from_data(TensorData(std::move(values), Shape{batch, size}),
-                                               device);
+    auto tensor =
+        Tensor<B, 2, Int>::from_data(TensorData(std::move(values), Shape{batch, size}), device);
     auto mask = tensor.equal_elem(static_cast<std::int64_t>(pad_token));
     return {std::move(tensor), std::move(mask)};
+}
+
+/// The mean of `tensor` [batch, seq, d] over its sequence dimension (dim 1), counting only the
+/// positions that are not padding: `mask_pad` [batch, seq] is true at a padded position (as
+/// generate_padding_mask and the attention modules' mask_pad). Gives [batch, d]: for each row,
+/// the sum of its unpadded vectors divided by their number. Padded positions contribute nothing,
+/// even when they hold NaN or infinity. A row made only of padding gives zeros (not the NaN of
+/// 0 / 0). Differentiable: under Autodiff the gradient of an unpadded position is 1 / count
+/// and that of a padded one 0. PyTorch has no single call for it: the usual
+/// (x * keep[..., None]).sum(1) / keep.sum(1, keepdim=True).clamp(min=1) with keep = ~mask_pad.
+template <Backend B>
+Tensor<B, 2> masked_mean(const Tensor<B, 3>& tensor, const Tensor<B, 2, Bool>& mask_pad) {
+    const auto dims = tensor.dims();
+    const auto mdims = mask_pad.dims();
+    BURN_CHECK(mdims[0] == dims[0] && mdims[1] == dims[1],
+               "masked_mean: mask_pad must be [batch, seq] = [", dims[0], ", ", dims[1],
+               "] (tensor ", tensor.shape(), "), got ", mask_pad.shape());
+    const std::array<std::int64_t, 3> full{std::int64_t(dims[0]), std::int64_t(dims[1]),
+                                           std::int64_t(dims[2])};
+    const auto pad = mask_pad.template unsqueeze_dim<3>(2);               // [batch, seq, 1]
+    auto summed = tensor.mask_fill(pad.expand(full), 0).sum_dim(1);       // [batch, 1, d]
+    auto counts = pad.bool_not().into_float().sum_dim(1).clamp_min(1.0);  // [batch, 1, 1]
+    return (std::move(summed) / std::move(counts)).template squeeze<2>(1);
 }
 
 }  // namespace burn::nn

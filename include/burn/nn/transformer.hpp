@@ -2,7 +2,9 @@
 // TransformerEncoder and TransformerDecoder (Burn's nn::transformer; torch.nn.TransformerEncoder /
 // TransformerDecoder with batch_first=True): stacks of layers made of multi-head attention, a
 // position-wise feed-forward block, residual connections with dropout, and layer norms applied
-// after each block (post-norm, the default) or before it (norm_first).
+// after each block (post-norm, the default) or before it (norm_first). The encoder can end with
+// a final LayerNorm after its last layer (final_norm; PyTorch's nn.TransformerEncoder(norm=...),
+// usual with norm_first, whose layers leave their output unnormalised).
 //
 //   auto encoder = nn::TransformerEncoderConfig{.d_model = 256, .d_ff = 1024, .n_heads = 8,
 //                                               .n_layers = 6}.init<B>(device);
@@ -32,13 +34,14 @@
 namespace burn::nn {
 
 namespace detail_transformer {
-inline void check_common(const char* op, std::size_t d_model, std::size_t d_ff,
-                         std::size_t n_heads, std::size_t n_layers, double dropout,
-                         double layer_norm_eps) {
-    BURN_CHECK(d_model > 0 && d_ff > 0, op, ": d_model and d_ff must be positive, got d_model = ",
-               d_model, ", d_ff = ", d_ff);
-    BURN_CHECK(n_heads > 0 && d_model % n_heads == 0, op, ": n_heads must divide d_model, got "
-               "d_model = ", d_model, ", n_heads = ", n_heads);
+inline void check_common(const char* op, std::size_t d_model, std::size_t d_ff, std::size_t n_heads,
+                         std::size_t n_layers, double dropout, double layer_norm_eps) {
+    BURN_CHECK(d_model > 0 && d_ff > 0, op,
+               ": d_model and d_ff must be positive, got d_model = ", d_model, ", d_ff = ", d_ff);
+    BURN_CHECK(n_heads > 0 && d_model % n_heads == 0, op,
+               ": n_heads must divide d_model, got "
+               "d_model = ",
+               d_model, ", n_heads = ", n_heads);
     BURN_CHECK(n_layers > 0, op, ": n_layers must be positive, got 0");
     BURN_CHECK(dropout >= 0.0 && dropout < 1.0, op, ": dropout must be in [0, 1), got ", dropout);
     BURN_CHECK(layer_norm_eps > 0.0, op, ": layer_norm_eps must be positive, got ", layer_norm_eps);
@@ -46,8 +49,8 @@ inline void check_common(const char* op, std::size_t d_model, std::size_t d_ff,
 
 template <Backend B>
 void check_input(const char* op, const Tensor<B, 3>& x, std::size_t d_model, const char* what) {
-    BURN_CHECK(x.dims()[2] == d_model, op, ": ", what, " must be [batch, seq, ", d_model,
-               "], got ", x.shape());
+    BURN_CHECK(x.dims()[2] == d_model, op, ": ", what, " must be [batch, seq, ", d_model, "], got ",
+               x.shape());
 }
 }  // namespace detail_transformer
 
@@ -58,7 +61,7 @@ struct TransformerEncoder;
 /// Configuration of TransformerEncoder.
 struct TransformerEncoderConfig {
     Required<std::size_t> d_model;
-    Required<std::size_t> d_ff;      ///< hidden size of the feed-forward blocks
+    Required<std::size_t> d_ff;  ///< hidden size of the feed-forward blocks
     Required<std::size_t> n_heads;
     Required<std::size_t> n_layers;
     double dropout = 0.1;
@@ -71,9 +74,19 @@ struct TransformerEncoderConfig {
     Initializer initializer = Initializer::default_weight();
     FeedForwardActivation activation = FeedForwardActivation::Gelu;
     double layer_norm_eps = 1e-5;
+    /// A LayerNorm (epsilon layer_norm_eps) applied to the output of the last layer: the module's
+    /// `norm` field, PyTorch's `norm.weight` / `norm.bias`. Off by default (no such field).
+    bool final_norm = false;
     BURN_CONFIG(TransformerEncoderConfig, d_model, d_ff, n_heads, n_layers, dropout,
                 attention_dropout, ffn_dropout, residual_dropout, norm_first, quiet_softmax,
-                initializer, activation, layer_norm_eps)
+                initializer, activation, layer_norm_eps, final_norm)
+
+    /// This config with final_norm set.
+    TransformerEncoderConfig with_final_norm(bool enabled = true) const {
+        auto out = *this;
+        out.final_norm = enabled;
+        return out;
+    }
 
     template <Backend B>
     TransformerEncoder<B> init(const typename B::Device& device = {}) const;
@@ -183,7 +196,9 @@ struct TransformerEncoder {
     double dropout = 0.1;
     bool norm_first = false;
     bool quiet_softmax = false;
-    BURN_MODULE(layers, d_model, d_ff, n_heads, n_layers, dropout, norm_first, quiet_softmax)
+    /// The LayerNorm after the last layer, if any (TransformerEncoderConfig::final_norm).
+    std::optional<LayerNorm<B>> norm = std::nullopt;
+    BURN_MODULE(layers, d_model, d_ff, n_heads, n_layers, dropout, norm_first, quiet_softmax, norm)
 
     /// [batch, seq, d_model] -> [batch, seq, d_model].
     Tensor<B, 3> forward(const TransformerEncoderInput<B>& input) const {
@@ -191,6 +206,7 @@ struct TransformerEncoder {
                                         "the input");
         auto x = input.tensor;
         for (const auto& layer : layers) x = layer.forward(x, input.mask_pad, input.mask_attn);
+        if (norm) x = norm->forward(x);
         return x;
     }
 
@@ -201,13 +217,15 @@ struct TransformerEncoder {
         TransformerEncoderAutoregressiveCache<B>& cache) const {
         detail_transformer::check_input("TransformerEncoder::forward_autoregressive_inference",
                                         input.tensor, d_model, "the input");
-        BURN_CHECK(cache.layers.size() == layers.size(), "TransformerEncoder::"
-                   "forward_autoregressive_inference: the cache has ", cache.layers.size(),
-                   " layers, the encoder ", layers.size());
+        BURN_CHECK(cache.layers.size() == layers.size(),
+                   "TransformerEncoder::"
+                   "forward_autoregressive_inference: the cache has ",
+                   cache.layers.size(), " layers, the encoder ", layers.size());
         auto x = input.tensor;
         for (std::size_t i = 0; i < layers.size(); ++i)
             x = layers[i].forward_autoregressive_inference(x, input.mask_pad, input.mask_attn,
                                                            cache.layers[i]);
+        if (norm) x = norm->forward(x);
         return x;
     }
 
@@ -227,6 +245,7 @@ struct TransformerEncoder {
             .add("dropout", dropout)
             .add("norm_first", norm_first)
             .add("quiet_softmax", quiet_softmax);
+        if (norm) c.add("final_norm", true);
     }
 };
 
@@ -238,28 +257,39 @@ TransformerEncoder<B> TransformerEncoderConfig::init(const typename B::Device& d
     const double ffn_p = ffn_dropout.value_or(dropout);
     const double res_p = residual_dropout.value_or(dropout);
     for (double p : {attn_p, ffn_p, res_p})
-        BURN_CHECK(p >= 0.0 && p < 1.0, "TransformerEncoderConfig::init: dropout rates must be in "
-                   "[0, 1), got ", p);
+        BURN_CHECK(p >= 0.0 && p < 1.0,
+                   "TransformerEncoderConfig::init: dropout rates must be in "
+                   "[0, 1), got ",
+                   p);
     std::vector<TransformerEncoderLayer<B>> layers;
     layers.reserve(*n_layers);
     for (std::size_t i = 0; i < *n_layers; ++i) {
-        auto mha = MultiHeadAttentionConfig{.d_model = *d_model, .n_heads = *n_heads,
-                                            .dropout = attn_p, .quiet_softmax = quiet_softmax,
+        auto mha = MultiHeadAttentionConfig{.d_model = *d_model,
+                                            .n_heads = *n_heads,
+                                            .dropout = attn_p,
+                                            .quiet_softmax = quiet_softmax,
                                             .initializer = initializer}
                        .init<B>(device);
-        auto norm_1 = LayerNormConfig{.d_model = *d_model, .epsilon = layer_norm_eps}.init<B>(device);
-        auto norm_2 = LayerNormConfig{.d_model = *d_model, .epsilon = layer_norm_eps}.init<B>(device);
-        auto pwff = PositionWiseFeedForwardConfig{.d_model = *d_model, .d_ff = *d_ff,
-                                                  .dropout = ffn_p, .initializer = initializer,
+        auto norm_1 =
+            LayerNormConfig{.d_model = *d_model, .epsilon = layer_norm_eps}.init<B>(device);
+        auto norm_2 =
+            LayerNormConfig{.d_model = *d_model, .epsilon = layer_norm_eps}.init<B>(device);
+        auto pwff = PositionWiseFeedForwardConfig{.d_model = *d_model,
+                                                  .d_ff = *d_ff,
+                                                  .dropout = ffn_p,
+                                                  .initializer = initializer,
                                                   .activation = activation}
                         .init<B>(device);
-        layers.push_back(TransformerEncoderLayer<B>{std::move(mha), std::move(pwff),
-                                                    std::move(norm_1), std::move(norm_2),
-                                                    DropoutConfig{.prob = res_p}.init(),
-                                                    norm_first});
+        layers.push_back(TransformerEncoderLayer<B>{
+            std::move(mha), std::move(pwff), std::move(norm_1), std::move(norm_2),
+            DropoutConfig{.prob = res_p}.init(), norm_first});
     }
-    return TransformerEncoder<B>{std::move(layers), *d_model, *d_ff, *n_heads, *n_layers,
-                                 dropout, norm_first, quiet_softmax};
+    std::optional<LayerNorm<B>> norm;
+    if (final_norm)
+        norm = LayerNormConfig{.d_model = *d_model, .epsilon = layer_norm_eps}.init<B>(device);
+    return TransformerEncoder<B>{std::move(layers), *d_model,      *d_ff,
+                                 *n_heads,          *n_layers,     dropout,
+                                 norm_first,        quiet_softmax, std::move(norm)};
 }
 
 // =================================================================================== decoder
@@ -288,8 +318,8 @@ struct TransformerDecoderConfig {
 /// The input of TransformerDecoder::forward: the target sequence and the encoder's memory.
 template <Backend B>
 struct TransformerDecoderInput {
-    Tensor<B, 3> target;  ///< [batch, seq_t, d_model]
-    Tensor<B, 3> memory;  ///< [batch, seq_m, d_model]
+    Tensor<B, 3> target;                                                ///< [batch, seq_t, d_model]
+    Tensor<B, 3> memory;                                                ///< [batch, seq_m, d_model]
     std::optional<Tensor<B, 2, Bool>> target_mask_pad = std::nullopt;   ///< [batch, seq_t]
     std::optional<Tensor<B, 3, Bool>> target_mask_attn = std::nullopt;  ///< [batch, seq_t, seq_t]
     std::optional<Tensor<B, 2, Bool>> memory_mask_pad = std::nullopt;   ///< [batch, seq_m]
@@ -356,7 +386,8 @@ struct TransformerDecoderLayer {
     }
 
     TransformerDecoderInput<B> forward_autoregressive_inference(
-        TransformerDecoderInput<B> input, TransformerDecoderLayerAutoregressiveCache<B>& cache) const {
+        TransformerDecoderInput<B> input,
+        TransformerDecoderLayerAutoregressiveCache<B>& cache) const {
         input.target = run(input, &cache);
         return input;
     }
@@ -435,9 +466,10 @@ struct TransformerDecoder {
     Tensor<B, 3> forward_autoregressive_inference(
         TransformerDecoderInput<B> input, TransformerDecoderAutoregressiveCache<B>& cache) const {
         check(input, "TransformerDecoder::forward_autoregressive_inference");
-        BURN_CHECK(cache.layers.size() == layers.size(), "TransformerDecoder::"
-                   "forward_autoregressive_inference: the cache has ", cache.layers.size(),
-                   " layers, the decoder ", layers.size());
+        BURN_CHECK(cache.layers.size() == layers.size(),
+                   "TransformerDecoder::"
+                   "forward_autoregressive_inference: the cache has ",
+                   cache.layers.size(), " layers, the decoder ", layers.size());
         for (std::size_t i = 0; i < layers.size(); ++i)
             input = layers[i].forward_autoregressive_inference(std::move(input), cache.layers[i]);
         return input.target;
@@ -474,8 +506,10 @@ TransformerDecoder<B> TransformerDecoderConfig::init(const typename B::Device& d
     std::vector<TransformerDecoderLayer<B>> layers;
     layers.reserve(*n_layers);
     const auto mha = [&] {
-        return MultiHeadAttentionConfig{.d_model = *d_model, .n_heads = *n_heads,
-                                        .dropout = dropout, .quiet_softmax = quiet_softmax,
+        return MultiHeadAttentionConfig{.d_model = *d_model,
+                                        .n_heads = *n_heads,
+                                        .dropout = dropout,
+                                        .quiet_softmax = quiet_softmax,
                                         .initializer = initializer}
             .init<B>(device);
     };
@@ -488,17 +522,19 @@ TransformerDecoder<B> TransformerDecoderConfig::init(const typename B::Device& d
         auto norm_1 = norm();
         auto norm_2 = norm();
         auto norm_3 = norm();
-        auto pwff = PositionWiseFeedForwardConfig{.d_model = *d_model, .d_ff = *d_ff,
-                                                  .dropout = dropout, .initializer = initializer,
+        auto pwff = PositionWiseFeedForwardConfig{.d_model = *d_model,
+                                                  .d_ff = *d_ff,
+                                                  .dropout = dropout,
+                                                  .initializer = initializer,
                                                   .activation = activation}
                         .init<B>(device);
-        layers.push_back(TransformerDecoderLayer<B>{
-            std::move(cross_attn), std::move(self_attn), std::move(pwff), std::move(norm_1),
-            std::move(norm_2), std::move(norm_3), DropoutConfig{.prob = dropout}.init(),
-            norm_first});
+        layers.push_back(
+            TransformerDecoderLayer<B>{std::move(cross_attn), std::move(self_attn), std::move(pwff),
+                                       std::move(norm_1), std::move(norm_2), std::move(norm_3),
+                                       DropoutConfig{.prob = dropout}.init(), norm_first});
     }
-    return TransformerDecoder<B>{std::move(layers), *d_model, *d_ff, *n_heads, *n_layers,
-                                 dropout, norm_first, quiet_softmax};
+    return TransformerDecoder<B>{std::move(layers), *d_model, *d_ff,      *n_heads,
+                                 *n_layers,         dropout,  norm_first, quiet_softmax};
 }
 
 }  // namespace burn::nn

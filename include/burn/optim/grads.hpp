@@ -7,8 +7,10 @@
 //   model = optimizer.step(lr, model, std::move(grads_params));
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <unordered_map>
@@ -178,29 +180,104 @@ private:
     GradientsParams<B> sum_;
 };
 
-/// Gradient clipping, applied to each parameter's gradient on its own (as Burn does):
-/// Value clamps every element to [-threshold, threshold]; Norm rescales a gradient whose L2 norm
-/// exceeds `threshold` to that norm (PyTorch's clip_grad_norm_ applied per parameter).
+/// The norm of all the gradients of `grads` taken together, as if concatenated into one vector
+/// (PyTorch's total norm in torch.nn.utils.clip_grad_norm_): for norm_type p, (sum |g|^p)^(1/p)
+/// over every element of every gradient, i.e. the p-norm of the per-parameter p-norms;
+/// norm_type = infinity gives the largest |g|. 0 when there is no gradient.
+template <AutodiffBackend B>
+double total_grad_norm(const GradientsParams<B>& grads, double norm_type = 2.0) {
+    BURN_CHECK(norm_type > 0 && !std::isnan(norm_type),
+               "total_grad_norm: norm_type must be > 0 (or infinity), got ", norm_type);
+    const bool inf = std::isinf(norm_type);
+    double acc = 0.0;
+    grads.for_each([&](const ParamId&, const auto& g) {
+        if (g.shape().num_elements() == 0) return;
+        if (inf) {
+            acc = std::max(acc, static_cast<double>(g.abs().max().into_scalar()));
+        } else if (norm_type == 2.0) {
+            acc += static_cast<double>((g * g).sum().into_scalar());
+        } else if (norm_type == 1.0) {
+            acc += static_cast<double>(g.abs().sum().into_scalar());
+        } else {
+            acc += static_cast<double>(g.abs().powf_scalar(norm_type).sum().into_scalar());
+        }
+    });
+    if (inf || norm_type == 1.0) return acc;
+    if (norm_type == 2.0) return std::sqrt(acc);
+    return std::pow(acc, 1.0 / norm_type);
+}
+
+/// Global gradient-norm clipping (PyTorch's torch.nn.utils.clip_grad_norm_(params, max_norm,
+/// norm_type)): computes the total norm of all the gradients of `grads` (total_grad_norm) and,
+/// when max_norm / (total + 1e-6) < 1, multiplies every gradient by that factor, so that their
+/// joint norm becomes (just under) max_norm; the directions between parameters are kept.
+/// Returns the total norm before clipping. A non-finite total scales every gradient by NaN or 0,
+/// as PyTorch does by default (error_if_nonfinite = False).
+///
+///   auto gradients = loss.backward();
+///   auto grads = optim::GradientsParams<AD>::from_grads(gradients, model);
+///   double norm = optim::clip_grad_norm(grads, 1.0);
+///   model = optimizer.step(lr, model, std::move(grads));
+template <AutodiffBackend B>
+double clip_grad_norm(GradientsParams<B>& grads, double max_norm, double norm_type = 2.0) {
+    BURN_CHECK(max_norm >= 0 && std::isfinite(max_norm),
+               "clip_grad_norm: max_norm must be finite and >= 0, got ", max_norm);
+    BURN_CHECK(norm_type > 0 && !std::isnan(norm_type),
+               "clip_grad_norm: norm_type must be > 0 (or infinity), got ", norm_type);
+    const double total = total_grad_norm(grads, norm_type);
+    const double scale = max_norm / (total + 1e-6);
+    if (scale < 1.0 || std::isnan(scale))
+        grads.transform([&](const ParamId&, auto g) { return std::move(g) * scale; });
+    return total;
+}
+
+/// Gradient clipping. Value and Norm apply to each parameter's gradient on its own (as Burn
+/// does): Value clamps every element to [-threshold, threshold]; Norm rescales a gradient whose
+/// L2 norm exceeds `threshold` to that norm (PyTorch's clip_grad_norm_ applied per parameter).
+/// GlobalNorm clips the L2 norm of all the gradients of a step together, as PyTorch's
+/// clip_grad_norm_(model.parameters(), threshold) (see clip_grad_norm); an optimizer given it
+/// clips the whole GradientsParams before updating any parameter.
 struct GradientClippingConfig {
-    enum class Kind { Value, Norm };
+    enum class Kind { Value, Norm, GlobalNorm };
     Kind kind = Kind::Norm;
     Required<double> threshold;
     BURN_CONFIG(GradientClippingConfig, kind, threshold)
 
     static GradientClippingConfig value(double threshold) { return {Kind::Value, threshold}; }
     static GradientClippingConfig norm(double threshold) { return {Kind::Norm, threshold}; }
+    /// The L2 norm of all the gradients together clipped to `max_norm` (PyTorch's
+    /// clip_grad_norm_ over all parameters).
+    static GradientClippingConfig global_norm(double max_norm) {
+        return {Kind::GlobalNorm, max_norm};
+    }
 
-    /// `grad` clipped.
+    /// `grads` clipped as a whole: clip_grad_norm for GlobalNorm, clip() of each gradient
+    /// otherwise. Returns the L2 norm of all the gradients before clipping for GlobalNorm, NaN
+    /// for the per-parameter kinds (which compute no total).
+    template <AutodiffBackend B>
+    double clip_all(GradientsParams<B>& grads) const {
+        BURN_CHECK(*threshold > 0, "GradientClipping: threshold must be positive, got ",
+                   *threshold);
+        if (kind == Kind::GlobalNorm) return clip_grad_norm(grads, *threshold);
+        grads.transform([&](const ParamId&, auto g) { return clip(std::move(g)); });
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+
+    /// `grad` clipped on its own (for GlobalNorm, as the only gradient: its norm is the total).
     template <Backend IB, std::size_t D>
     Tensor<IB, D> clip(Tensor<IB, D> grad) const {
         BURN_CHECK(*threshold > 0, "GradientClipping: threshold must be positive, got ",
                    *threshold);
         if (kind == Kind::Value) return std::move(grad).clamp(-*threshold, *threshold);
         const double norm = std::sqrt((grad * grad).sum().into_scalar());
+        if (kind == Kind::GlobalNorm) {
+            const double scale = *threshold / (norm + 1e-6);
+            return scale < 1.0 ? std::move(grad) * scale : grad;
+        }
         if (norm <= *threshold) return grad;
         return std::move(grad) * (*threshold / (norm + 1e-6));
     }
 };
-BURN_CONFIG_ENUM(GradientClippingConfig::Kind, Value, Norm)
+BURN_CONFIG_ENUM(GradientClippingConfig::Kind, Value, Norm, GlobalNorm)
 
 }  // namespace burn::optim

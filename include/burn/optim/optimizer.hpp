@@ -125,6 +125,10 @@ public:
         // As PyTorch: a NaN or negative rate would silently turn every weight into garbage.
         BURN_CHECK(lr >= 0.0 && lr <= std::numeric_limits<double>::max(),
                    "Optimizer::step: the learning rate must be finite and >= 0, got ", lr);
+        // Global clipping needs every gradient before any parameter moves.
+        const bool global =
+            clipping_ && clipping_->kind == GradientClippingConfig::Kind::GlobalNorm;
+        if (global) clipping_->clip_all(grads);
         M out = module.map([&](const ParamId& id, auto t) {
             using T = decltype(t);
             if constexpr (detail::is_float_tensor_of_v<T, B>) {
@@ -135,7 +139,7 @@ public:
                 BURN_CHECK(g->shape() == param.shape(),
                            "Optimizer::step: the gradient of parameter ", id, " has shape ",
                            g->shape(), ", the parameter ", param.shape());
-                auto grad = clipping_ ? clipping_->clip(std::move(*g)) : std::move(*g);
+                auto grad = clipping_ && !global ? clipping_->clip(std::move(*g)) : std::move(*g);
                 auto& state = states_[id];
                 return T::from_inner(optim_.step(lr, std::move(param), std::move(grad), state));
             } else {

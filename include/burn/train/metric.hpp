@@ -48,11 +48,11 @@ struct MetricEntry {
 /// at the start of every epoch (of each split).
 template <class M>
 concept Metric = std::move_constructible<M> &&
-                 requires(M& m, const M& cm, const typename M::Input& in, const MetricMetadata& md) {
-                     { m.update(in, md) } -> std::same_as<MetricEntry>;
-                     m.clear();
-                     { cm.name() } -> std::convertible_to<std::string>;
-                 };
+    requires(M& m, const M& cm, const typename M::Input& in, const MetricMetadata& md) {
+    { m.update(in, md) } -> std::same_as<MetricEntry>;
+    m.clear();
+    { cm.name() } -> std::convertible_to<std::string>;
+};
 
 /// Burn's Numeric trait: a metric with a value (the running value over the epoch so far), which
 /// can be plotted and watched by early stopping.
@@ -100,6 +100,13 @@ struct AccuracyInput {
 /// indices (multiclass) or [batch, classes] booleans / 0-1 ints (multilabel, binary).
 struct ConfusionStatsInput {
     TensorData predictions;
+    TensorData targets;
+};
+
+/// The input of the regression metrics (MaeMetric, RmseMetric, R2Metric): outputs and targets of
+/// one shape, [batch] or [batch, n] (any float or int dtype).
+struct RegressionInput {
+    TensorData outputs;
     TensorData targets;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The library's metrics (Burn's burn::train::metric): accuracy, top-k accuracy, loss, learning
-// rate, iteration speed, CPU use and memory, precision, recall and F-beta score. Each is a plain
+// rate, iteration speed, CPU use and memory, precision, recall and F-beta score, and the
+// regression metrics MAE, RMSE and R2. Each is a plain
 // class satisfying burn::train::Metric and Numeric (burn/train/metric.hpp); its inputs hold host
 // data, so one metric serves every backend. See docs/metrics.md.
 //
@@ -14,10 +15,14 @@
 //   PrecisionMetric           ConfusionStatsInput    "Precision @ TopK(1) [Micro]"     %
 //   RecallMetric              ConfusionStatsInput    "Recall @ Threshold(0.5) [Macro]" %
 //   FBetaScoreMetric          ConfusionStatsInput    "FBetaScore (1) @ TopK(1) [Micro]" %
+//   MaeMetric                 RegressionInput        "MAE"
+//   RmseMetric                RegressionInput        "RMSE"
+//   R2Metric                  RegressionInput        "R2"
 //
 // Every epoch value is exact over the epoch: accuracies are correct / counted items, the loss a
 // mean weighted by batch sizes, and precision, recall and F-beta are computed from the confusion
-// counts (TP, FP, FN per class) accumulated over the epoch, not averaged from batch values.
+// counts (TP, FP, FN per class) accumulated over the epoch, not averaged from batch values; MAE,
+// RMSE and R2 likewise from sums over every element of the epoch.
 #pragma once
 
 #include <chrono>
@@ -345,6 +350,78 @@ private:
     FBetaScoreMetric(double beta, ConfusionStatsState stats);
     double beta_;
     ConfusionStatsState stats_;
+    double value_ = 0.0, current_ = 0.0;
+};
+
+// =============================================================================== regression
+/// Mean absolute error: mean |output - target| over every element of the epoch (sum of the
+/// absolute errors / number of elements, so batches weigh by their element counts). As
+/// torch.nn.functional.l1_loss and sklearn's mean_absolute_error (averaged over the outputs).
+class MaeMetric {
+public:
+    using Input = RegressionInput;
+
+    MetricEntry update(const Input& input, const MetricMetadata& metadata);
+    void clear();
+    std::string name() const { return "MAE"; }
+    /// The epoch's MAE so far (0 before any element).
+    double value() const { return count_ ? sum_ / double(count_) : 0.0; }
+    double current() const { return current_; }
+
+private:
+    double sum_ = 0.0, current_ = 0.0;
+    std::size_t count_ = 0;
+};
+
+/// Root mean squared error: sqrt(mean (output - target)^2) over every element of the epoch (the
+/// root of the epoch's mean square, not a mean of the batches' roots).
+class RmseMetric {
+public:
+    using Input = RegressionInput;
+
+    MetricEntry update(const Input& input, const MetricMetadata& metadata);
+    void clear();
+    std::string name() const { return "RMSE"; }
+    /// The epoch's RMSE so far (0 before any element).
+    double value() const;
+    double current() const { return current_; }
+
+private:
+    double sum_sq_ = 0.0, current_ = 0.0;
+    std::size_t count_ = 0;
+};
+
+/// The coefficient of determination R2 = 1 - SS_res / SS_tot, with SS_res = sum (target -
+/// output)^2 and SS_tot = sum (target - mean target)^2, computed over the whole epoch from
+/// accumulated sums (the targets' mean and spread merged batch by batch), never by averaging
+/// batch R2s. For [batch, n] outputs, R2 is computed per output column and averaged with equal
+/// weights (sklearn's r2_score, multioutput="uniform_average"). A column whose targets are all
+/// equal (SS_tot = 0) has no R2 and is left out of the average; the value is NaN when no column
+/// has one (e.g. a batch of one item). 1 is a perfect fit, 0 is no better than predicting the
+/// mean, and it is negative for worse.
+class R2Metric {
+public:
+    using Input = RegressionInput;
+
+    MetricEntry update(const Input& input, const MetricMetadata& metadata);
+    void clear();
+    std::string name() const { return "R2"; }
+    /// The epoch's R2 so far (0 before any update, NaN when undefined).
+    double value() const { return value_; }
+    /// The last batch's R2 (NaN when undefined).
+    double current() const { return current_; }
+
+    /// Per-output-column sums of an epoch or a batch.
+    struct Column {
+        std::size_t n = 0;
+        double mean = 0.0;    ///< mean target
+        double m2 = 0.0;      ///< sum (target - mean)^2 = SS_tot
+        double ss_res = 0.0;  ///< sum (target - output)^2
+        void merge(const Column& other);
+    };
+
+private:
+    std::vector<Column> epoch_;
     double value_ = 0.0, current_ = 0.0;
 };
 

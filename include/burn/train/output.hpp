@@ -5,7 +5,7 @@
 //   TrainOutput<TO>          the gradients of a training step (per parameter) and its item TO
 // and their adaptation to the metrics' inputs (ClassificationOutput feeds LossMetric,
 // AccuracyMetric, TopKAccuracyMetric and the precision/recall/F metrics; RegressionOutput feeds
-// LossMetric).
+// LossMetric, MaeMetric, RmseMetric and R2Metric).
 #pragma once
 
 #include <cstddef>
@@ -23,9 +23,9 @@ namespace burn::train {
 template <Backend B>
 struct ClassificationOutput {
     using Backend = B;
-    Tensor<B, 1> loss;            ///< [1] (or one value per item)
-    Tensor<B, 2> output;          ///< scores [batch, classes]
-    Tensor<B, 1, Int> targets;    ///< class indices [batch]
+    Tensor<B, 1> loss;          ///< [1] (or one value per item)
+    Tensor<B, 2> output;        ///< scores [batch, classes]
+    Tensor<B, 1, Int> targets;  ///< class indices [batch]
 };
 
 /// A regression step's output (Burn's RegressionOutput).
@@ -93,6 +93,12 @@ template <Backend B>
 struct Adaptor<LossInput, RegressionOutput<B>> {
     static LossInput adapt(const RegressionOutput<B>& o) {
         return LossInput{o.loss.to_data(), detail::batch_of(o.targets)};
+    }
+};
+template <Backend B>
+struct Adaptor<RegressionInput, RegressionOutput<B>> {
+    static RegressionInput adapt(const RegressionOutput<B>& o) {
+        return RegressionInput{o.output.to_data(), o.targets.to_data()};
     }
 };
 
