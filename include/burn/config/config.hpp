@@ -194,7 +194,10 @@ public:
 
 private:
     friend struct config::detail::Access;
-    Required() = default;  // unset: only the loader makes these (config::detail::Access)
+    // Unset: only the loader makes these (config::detail::Access). Compilers show the next line
+    // when an initializer leaves a Required field out; GCC and Clang name the field with
+    // -Wmissing-field-initializers (part of -Wextra).
+    Required() = default;  // a burn::Required<T> config field is missing from an initializer
     std::optional<T> value_;
 };
 

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -42,28 +43,48 @@
 
 // ---------------------------------------------------------------------------- field list macro
 #define BURN_MODULE_VISIT_FIELD_(unused, field) burn_f(#field, burn_self.field);
-#define BURN_MODULE_MAP_FIELD_(unused, field) burn_f(#field, std::forward<BurnSelf>(burn_self).field),
+#define BURN_MODULE_MAP_FIELD_(unused, field) \
+    burn_f(#field, std::forward<BurnSelf>(burn_self).field),
 #define BURN_MODULE_COUNT_FIELD_(unused, field) +1
 
 /// Lists a module's fields (all of them, in declaration order). Put it in the struct's body.
 #define BURN_MODULE(...)                                                                         \
-    static constexpr std::size_t burn_field_count = 0 BURN_PP_FOR_EACH(BURN_MODULE_COUNT_FIELD_, _, __VA_ARGS__); \
+    static constexpr std::size_t burn_field_count =                                              \
+        0 BURN_PP_FOR_EACH(BURN_MODULE_COUNT_FIELD_, _, __VA_ARGS__);                            \
     /* f(name, field) for each field; Self may be const. */                                      \
+    /* A field left out of BURN_MODULE stops the build here, with this one error. */             \
     template <class BurnSelf, class BurnF>                                                       \
-    static void burn_for_each_field([[maybe_unused]] BurnSelf& burn_self, [[maybe_unused]] BurnF&& burn_f) { \
-        BURN_PP_FOR_EACH(BURN_MODULE_VISIT_FIELD_, _, __VA_ARGS__)                                  \
+    static void burn_for_each_field([[maybe_unused]] BurnSelf& burn_self,                        \
+                                    [[maybe_unused]] BurnF&& burn_f) {                           \
+        static_assert(                                                                           \
+            ::burn::module::detail::lists_every_field<std::remove_cvref_t<BurnSelf>>(),          \
+            "BURN_MODULE(...) must list every field of the module, in declaration order");       \
+        if constexpr (::burn::module::detail::lists_every_field<                                 \
+                          std::remove_cvref_t<BurnSelf>>()) {                                    \
+            BURN_PP_FOR_EACH(BURN_MODULE_VISIT_FIELD_, _, __VA_ARGS__)                           \
+        }                                                                                        \
     }                                                                                            \
     /* Out{f(name, field)...}: a new module (possibly of another backend) from mapped fields. */ \
     template <class BurnOut, class BurnSelf, class BurnF>                                        \
-    static BurnOut burn_map_fields([[maybe_unused]] BurnSelf&& burn_self, [[maybe_unused]] BurnF&& burn_f) { \
-        return BurnOut{BURN_PP_FOR_EACH(BURN_MODULE_MAP_FIELD_, _, __VA_ARGS__)};                   \
+    static BurnOut burn_map_fields([[maybe_unused]] BurnSelf&& burn_self,                        \
+                                   [[maybe_unused]] BurnF&& burn_f) {                            \
+        if constexpr (::burn::module::detail::lists_every_field<                                 \
+                          std::remove_cvref_t<BurnSelf>>()) {                                    \
+            return BurnOut{BURN_PP_FOR_EACH(BURN_MODULE_MAP_FIELD_, _, __VA_ARGS__)};            \
+        } else {                                                                                 \
+            return ::burn::module::detail::never<BurnOut>(); /* the static_assert above fired */ \
+        }                                                                                        \
     }                                                                                            \
     std::size_t num_params() const { return ::burn::module::num_params(*this); }                 \
     auto devices() const { return ::burn::module::devices(*this); }                              \
     template <class BurnDevice>                                                                  \
-    auto to_device(const BurnDevice& d) const { return ::burn::module::to_device(*this, d); }    \
+    auto to_device(const BurnDevice& d) const {                                                  \
+        return ::burn::module::to_device(*this, d);                                              \
+    }                                                                                            \
     template <class BurnDevice>                                                                  \
-    auto fork(const BurnDevice& d) const { return ::burn::module::fork(*this, d); }              \
+    auto fork(const BurnDevice& d) const {                                                       \
+        return ::burn::module::fork(*this, d);                                                   \
+    }                                                                                            \
     auto no_grad() const { return ::burn::module::no_grad(*this); }                              \
     auto valid() const { return ::burn::module::valid(*this); }                                  \
     template <class BurnCalibration>                                                             \
@@ -71,17 +92,24 @@
         return ::burn::module::quantize_weights(*this, q);                                       \
     }                                                                                            \
     template <class BurnVisitor>                                                                 \
-    void visit(BurnVisitor&& v) const { ::burn::module::visit(*this, v); }                       \
+    void visit(BurnVisitor&& v) const {                                                          \
+        ::burn::module::visit(*this, v);                                                         \
+    }                                                                                            \
     template <class BurnMapper>                                                                  \
-    auto map(BurnMapper&& m) const { return ::burn::module::map(*this, m); }                     \
+    auto map(BurnMapper&& m) const {                                                             \
+        return ::burn::module::map(*this, m);                                                    \
+    }                                                                                            \
     ::burn::record::Record into_record() const { return ::burn::module::into_record(*this); }    \
-    auto load_record(const ::burn::record::Record& r) const { return ::burn::module::load_record(*this, r); } \
+    auto load_record(const ::burn::record::Record& r) const {                                    \
+        return ::burn::module::load_record(*this, r);                                            \
+    }                                                                                            \
     template <class BurnRecorder>                                                                \
     auto save_file(const ::std::filesystem::path& p, const BurnRecorder& r) const {              \
-        return ::burn::module::save_file(*this, p, r);                                          \
+        return ::burn::module::save_file(*this, p, r);                                           \
     }                                                                                            \
     template <class BurnRecorder, class... BurnDevice>                                           \
-    auto load_file(const ::std::filesystem::path& p, const BurnRecorder& r, const BurnDevice&... d) const { \
+    auto load_file(const ::std::filesystem::path& p, const BurnRecorder& r,                      \
+                   const BurnDevice&... d) const {                                               \
         return ::burn::module::load_file(*this, p, r, d...);                                     \
     }
 
@@ -90,7 +118,9 @@ namespace burn::module {
 // ---------------------------------------------------------------------------- field kinds
 /// Any type with BURN_MODULE(...).
 template <class M>
-concept Module = requires { M::burn_field_count; };
+concept Module = requires {
+    M::burn_field_count;
+};
 
 /// A value kept in a module but not part of its state (not visited, not recorded): Burn's
 /// Ignored. Plain constants (ints, doubles, enums, strings) need no wrapper.
@@ -157,7 +187,7 @@ struct backend_of {
     using type = void;
 };
 template <template <class> class M, class B>
-    requires BackendTypes<B>
+requires BackendTypes<B>
 struct backend_of<M<B>> {
     using type = B;
 };
@@ -168,7 +198,7 @@ struct rebind {
     using type = M;
 };
 template <template <class> class M, class B, class X>
-    requires BackendTypes<B>
+requires BackendTypes<B>
 struct rebind<M<B>, X> {
     using type = M<X>;
 };
@@ -177,7 +207,8 @@ struct rebind<M<B>, X> {
 struct AnyField {
     // To a reference (as Boost.PFR): no ambiguity with converting constructors such as optional's.
     template <class T>
-    operator T&() const noexcept {  // NOLINT(google-explicit-constructor): unevaluated contexts only
+    operator T&()
+        const noexcept {  // NOLINT(google-explicit-constructor): unevaluated contexts only
         static T* const never = nullptr;  // never called: only its declaration matters
         return *never;
     }
@@ -193,6 +224,24 @@ constexpr std::size_t aggregate_arity() {
     if constexpr (Max == 0) return 0;
     else if constexpr (brace_constructible_from<T>(std::make_index_sequence<Max>{})) return Max;
     else return aggregate_arity<T, Max - 1>();
+}
+/// Whether BURN_MODULE lists as many fields as aggregate M has: M{x1..xN} is valid and
+/// M{x1..xN+1} is not, for N listed fields (two checks, cheap enough for every module). Modules
+/// that are not aggregates are not checked here (check_fields refuses them).
+template <class M>
+constexpr bool lists_every_field() {
+    if constexpr (!std::is_aggregate_v<M>) {
+        return true;
+    } else {
+        constexpr std::size_t n = M::burn_field_count;
+        return brace_constructible_from<M>(std::make_index_sequence<n>{}) &&
+               !brace_constructible_from<M>(std::make_index_sequence<n + 1>{});
+    }
+}
+/// Never called: the return value of burn_map_fields where lists_every_field failed.
+template <class T>
+T never() {
+    std::abort();
 }
 
 }  // namespace detail
@@ -348,7 +397,8 @@ rebound_t<F, X> rebuild(const F& field, std::string_view path, Leaf& leaf) {
         Out out;
         out.reserve(field.size());
         for (std::size_t i = 0; i < field.size(); ++i)
-            out.push_back(rebuild<X>(field[i], record::Record::join(path, std::to_string(i)), leaf));
+            out.push_back(
+                rebuild<X>(field[i], record::Record::join(path, std::to_string(i)), leaf));
         return out;
     } else if constexpr (detail::is_optional_v<F>) {
         if (!field) return Out{};
@@ -384,7 +434,8 @@ M to_device(const M& module, const Device& device) {
     auto leaf = [&](std::string_view, const auto& x) {
         using L = std::decay_t<decltype(x)>;
         if constexpr (is_param_v<L>) return x.with_value(x.val().to_device(device));
-        else if constexpr (detail::is_running_state_v<L>) return L(x.value().to_device(device), x.id());
+        else if constexpr (detail::is_running_state_v<L>)
+            return L(x.value().to_device(device), x.id());
         else return x.to_device(device);
     };
     return rebuild<void>(module, "", leaf);
@@ -561,14 +612,16 @@ M load_record(const M& module, const record::Record& record) {
 /// Saves the module's record with `recorder` (e.g. burn::record::DefaultFileRecorder{}); the
 /// recorder adds its file extension. Returns the path written.
 template <Module M, class R>
-std::filesystem::path save_file(const M& module, const std::filesystem::path& path, const R& recorder) {
+std::filesystem::path save_file(const M& module, const std::filesystem::path& path,
+                                const R& recorder) {
     return recorder.record(into_record(module), path);
 }
 
 /// A copy of `module` with the state saved at `path` by the same kind of recorder; with a
 /// device, moved there afterwards.
 template <Module M, class R, class... Device>
-M load_file(const M& module, const std::filesystem::path& path, const R& recorder, const Device&... device) {
+M load_file(const M& module, const std::filesystem::path& path, const R& recorder,
+            const Device&... device) {
     static_assert(sizeof...(Device) <= 1, "load_file: at most one device");
     M loaded = load_record(module, recorder.load(path));
     if constexpr (sizeof...(Device) == 1) return to_device(loaded, device...);

@@ -344,32 +344,46 @@ public:
         options_.artifact_dir = std::move(artifact_dir);
     }
 
+    // A metric whose Input the step output does not adapt to is one static_assert (not a list
+    // of unsatisfied constraints); the "In instantiation of" line names both types.
+#define BURN_LEARNER_ADAPT_MESSAGE_(step)                                                   \
+    "this metric does not fit the " step                                                    \
+    " step's output: its Input cannot be made from that output (the metrics of "            \
+    "burn/train/metrics.hpp take ClassificationOutput or RegressionOutput, as documented; " \
+    "for another output type specialise burn::train::Adaptor<Input, Output>)"
+
     /// Registers a training metric (shown and logged).
     template <Metric Me>
-    requires Adapts<TrainItem, typename Me::Input> LearnerBuilder& metric_train(Me metric) & {
+    LearnerBuilder& metric_train(Me metric) & {
+        static_assert(Adapts<TrainItem, typename Me::Input>,
+                      BURN_LEARNER_ADAPT_MESSAGE_("training"));
         train_metrics_.push_back(
             std::make_unique<detail::MetricSlotOf<TrainItem, Me>>(std::move(metric), false));
         return *this;
     }
     /// Registers a validation metric (shown and logged).
     template <Metric Me>
-    requires Adapts<ValidItem, typename Me::Input> LearnerBuilder& metric_valid(Me metric) & {
+    LearnerBuilder& metric_valid(Me metric) & {
+        static_assert(Adapts<ValidItem, typename Me::Input>,
+                      BURN_LEARNER_ADAPT_MESSAGE_("validation"));
         valid_metrics_.push_back(
             std::make_unique<detail::MetricSlotOf<ValidItem, Me>>(std::move(metric), false));
         return *this;
     }
     /// Registers a numeric training metric: also summarised, plotted and usable for early stopping.
     template <Numeric Me>
-    requires Adapts<TrainItem, typename Me::Input> LearnerBuilder& metric_train_numeric(
-        Me metric) & {
+    LearnerBuilder& metric_train_numeric(Me metric) & {
+        static_assert(Adapts<TrainItem, typename Me::Input>,
+                      BURN_LEARNER_ADAPT_MESSAGE_("training"));
         train_metrics_.push_back(
             std::make_unique<detail::MetricSlotOf<TrainItem, Me>>(std::move(metric), true));
         return *this;
     }
     /// Registers a numeric validation metric.
     template <Numeric Me>
-    requires Adapts<ValidItem, typename Me::Input> LearnerBuilder& metric_valid_numeric(
-        Me metric) & {
+    LearnerBuilder& metric_valid_numeric(Me metric) & {
+        static_assert(Adapts<ValidItem, typename Me::Input>,
+                      BURN_LEARNER_ADAPT_MESSAGE_("validation"));
         valid_metrics_.push_back(
             std::make_unique<detail::MetricSlotOf<ValidItem, Me>>(std::move(metric), true));
         return *this;
@@ -471,6 +485,7 @@ public:
     BURN_LEARNER_RVALUE(handle_sigint)
     BURN_LEARNER_RVALUE(plots)
 #undef BURN_LEARNER_RVALUE
+#undef BURN_LEARNER_ADAPT_MESSAGE_
 
     /// The learner of `model` with `optim` and a learning rate: a number (constant) or an LR
     /// scheduler (Burn's LrScheduler).
