@@ -5,11 +5,14 @@ All the blocks of one page make one translation unit, compiled with `-fsyntax-on
 precompiled header of the burn headers (<burn/burn.hpp> and the backends' headers). Each block gets
 its own namespace, which sees the namespaces of the page's earlier blocks (a `using namespace` of
 each), so a block may use what an earlier block of the page declared (`using B = ...`, a struct, a
-function). Inside a block, top-level items are told apart line by line: declarations (templates,
-structs, classes, enums, functions with a body, `using`, `static_assert`, `BURN_...` macros,
-`extern`, `namespace`) stay at namespace scope, everything else (statements) goes, in order, into
-one function body. `#include` lines move to the top of the translation unit. `#line` directives make
-the compiler's messages name the markdown file and line.
+function), and every block sees `using namespace burn;`, `B` (burn::Cpu<float>) and `AD`
+(burn::Autodiff<B>) unless it declares its own. Inside a block, top-level items are told apart line
+by line: declarations (templates, structs, classes, enums, functions with a body, `BURN_...` and
+other upper-case macros, `extern`, `namespace`) stay at namespace scope, everything else
+(statements) goes, in order, into one function body; `using` and `static_assert` go with the item
+before them; a specialisation of another namespace's template (`struct burn::train::Adaptor<...>`)
+goes to global scope. `#include` lines move to the top of the translation unit. `#line` directives
+make the compiler's messages name the markdown file and line.
 
 Markers, an HTML comment on a line of its own just before the fence (blank lines between are
 allowed):
@@ -17,8 +20,8 @@ allowed):
   <!-- snippet: skip REASON -->   not compiled (pseudo-code, a compile error shown on purpose, a
                                   generated header); the reason is required
   <!-- snippet: continue -->      the block continues the previous compiled block of the page: its
-                                  statements go into the same function body (they see its local
-                                  variables)
+                                  statements go into a nested scope of the same function body (they
+                                  see its local variables and may declare the same names again)
   <!-- snippet: needs vulkan -->  compiled only when the Vulkan (or `cuda`, `onnx`) part is built;
                                   blocks that include <burn/backend/vulkan.hpp> or cuda.hpp, or name
                                   burn::Vulkan / burn::Cuda, need no marker
@@ -294,9 +297,7 @@ def from_compile_commands(args):
             continue
         argv = entry.get("arguments") or shlex.split(entry["command"])
         cxx = cxx or argv[0]
-        it = iter(range(len(argv)))
-        for idx in it:
-            a = argv[idx]
+        for idx, a in enumerate(argv):
             inc = None
             if a.startswith("-I"):
                 inc = a[2:] or argv[idx + 1]
@@ -324,7 +325,6 @@ def main():
     ap.add_argument("--build-dir", help="take the compiler, -I and -D from its compile_commands.json")
     ap.add_argument("--work-dir", help="where the precompiled header and sources go")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
-    ap.add_argument("--keep-going", action="store_true", default=True)
     ap.add_argument("files", nargs="*")
     args = ap.parse_args()
 
