@@ -45,9 +45,10 @@ struct ThreadInfo {
 };
 ThreadInfo thread_info();
 
-/// Runs `f` on the calling thread inside the kernels' TBB arena: TBB algorithms that `f` calls
-/// share the kernels' num_threads() threads, and tbb::this_task_arena::max_concurrency() is
-/// num_threads() there. For user code that mixes its own TBB loops with burn ops.
+/// Runs `f` inside the kernels' TBB arena (on the calling thread; while another thread holds the
+/// arena's caller slot, on one of the arena's threads while the caller waits). TBB algorithms that
+/// `f` calls share the kernels' num_threads() threads, and tbb::this_task_arena::max_concurrency()
+/// is num_threads() there. For user code that mixes its own TBB loops with burn ops.
 void run_in_thread_pool(const std::function<void()>& f);
 
 namespace threading {
