@@ -3,8 +3,6 @@
 // never overwrite a shared one, the buffer pool serves a steady-state loop without new system
 // allocations, views (transpose, slice, reshape, expand, unsqueeze, flip, ...) share memory, and
 // random numbers do not depend on the number of threads and repeat after re-seeding.
-#include <tbb/global_control.h>
-
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -195,6 +193,13 @@ TensorData draw(std::uint64_t seed, const Distribution& d, std::size_t n) {
     return F1::random({n}, d).to_data();
 }
 
+/// burn::set_num_threads(n) for a scope (the kernels' block sizes follow it, too).
+struct ThreadCount {
+    int saved = burn::num_threads();
+    explicit ThreadCount(int n) { burn::set_num_threads(n); }
+    ~ThreadCount() { burn::set_num_threads(saved); }
+};
+
 TEST(CpuBackend, RandomIsIndependentOfThreadCountAndRepeatsAfterReseeding) {
     const std::size_t n = std::size_t{1} << 20;  // far above the parallel grain
     const Distribution dists[] = {Distribution::Default(), Distribution::Uniform(-3.0, 5.0),
@@ -204,11 +209,11 @@ TEST(CpuBackend, RandomIsIndependentOfThreadCountAndRepeatsAfterReseeding) {
         const TensorData free_threads = draw(42, d, n);
         TensorData one, two;
         {
-            tbb::global_control gc(tbb::global_control::max_allowed_parallelism, 1);
+            ThreadCount threads(1);
             one = draw(42, d, n);
         }
         {
-            tbb::global_control gc(tbb::global_control::max_allowed_parallelism, 2);
+            ThreadCount threads(2);
             two = draw(42, d, n);
         }
         EXPECT_TRUE(one == two) << "1 vs 2 threads";
@@ -228,7 +233,7 @@ TEST(CpuBackend, RandomIsIndependentOfThreadCountAndRepeatsAfterReseeding) {
     B::seed(9);
     const auto i1 = I1::random({n}, Distribution::Uniform(0, 100)).to_data();
     {
-        tbb::global_control gc(tbb::global_control::max_allowed_parallelism, 1);
+        ThreadCount threads(1);
         B::seed(9);
         EXPECT_TRUE(I1::random({n}, Distribution::Uniform(0, 100)).to_data() == i1);
     }

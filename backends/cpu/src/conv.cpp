@@ -20,8 +20,6 @@
 // products never amortise, and without padding (and with stride 1 along the rows) they read the
 // input directly, with no im2col (forward_implicit).
 // A 1x1 kernel with stride 1 and no padding skips im2col too: the input is its own panel.
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -450,7 +448,7 @@ void forward_implicit(const Geo& g, const E* in, const E* w, const E* bias, E* o
     std::size_t per = orows;
     if (images < 2 * threads) per = std::max<std::size_t>(1, orows * images / (4 * threads));
     const std::size_t blocks = (orows + per - 1) / per;
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, images * blocks, 1), [&](const auto& rg) {
+    parallel_range(images * blocks, 1, [&](const auto& rg) {
         for (std::size_t it = rg.begin(); it < rg.end(); ++it) {
             const std::size_t blk = it % blocks, bg = it / blocks;
             const std::size_t b = bg / g.groups, grp = bg % g.groups;
@@ -485,7 +483,7 @@ void forward_core(const Geo& g, const E* in, const E* w, const E* bias, E* out) 
     const std::size_t nb = g.pointwise() ? L : column_block(g, sizeof(E));
     const std::size_t blocks = (L + nb - 1) / nb;
     const std::size_t items = g.batch * g.groups * blocks;
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, items, 1), [&](const auto& r) {
+    parallel_range(items, 1, [&](const auto& r) {
         for (std::size_t it = r.begin(); it < r.end(); ++it) {
             const std::size_t blk = it % blocks, bg = it / blocks;
             const std::size_t b = bg / g.groups, grp = bg % g.groups;
@@ -536,7 +534,7 @@ void input_core(const Geo& g, const E* out_grad, const E* w, E* in_grad) {
     const std::size_t cper = (cg + cblocks - 1) / cblocks;
     cblocks = (cg + cper - 1) / cper;
     std::memset(in_grad, 0, g.batch * g.cin * g.in_plane() * sizeof(E));
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, images * cblocks, 1), [&](const auto& r) {
+    parallel_range(images * cblocks, 1, [&](const auto& r) {
         for (std::size_t it = r.begin(); it < r.end(); ++it) {
             const std::size_t cb = it % cblocks, bg = it / cblocks;
             const std::size_t b = bg / g.groups, grp = bg % g.groups;
@@ -575,7 +573,7 @@ void weight_core(const Geo& g, const E* in, const E* out_grad, E* w_grad) {
         std::max<std::size_t>(1, (std::size_t{64} << 20) / (total * sizeof(E)));
     const std::size_t chunks = std::max<std::size_t>(1, std::min({items, kMaxChunks, by_memory}));
     std::vector<E> partial(chunks * total, E(0));
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks, 1), [&](const auto& r) {
+    parallel_range(chunks, 1, [&](const auto& r) {
         for (std::size_t ch = r.begin(); ch < r.end(); ++ch) {
             E* acc = partial.data() + ch * total;
             for (std::size_t it = ch * items / chunks; it < (ch + 1) * items / chunks; ++it) {

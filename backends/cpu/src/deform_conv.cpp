@@ -34,8 +34,6 @@
 // mask; a shared machine, so rough): f32 forward 6.3 ms, backward 35 ms; f64 11 / 58 ms.
 // torchvision 0.14's CPU kernel, same input, same moment: f32 forward 57 ms, forward + backward
 // 422 ms; f64 104 / 505 ms.
-#include <tbb/task_arena.h>
-
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
@@ -218,10 +216,6 @@ template <class E>
 using CMapS = Eigen::Map<const RowMat<E>, 0, Eigen::OuterStride<>>;
 
 inline Eigen::Index ei(std::size_t v) { return static_cast<Eigen::Index>(v); }
-
-std::size_t num_threads() {
-    return static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
-}
 
 /// Splits `len` into blocks of at least `min_block` (a multiple of `align`), about 4 per thread
 /// over `tasks` independent pieces: fewer, larger GEMMs repack their shared operand less often.

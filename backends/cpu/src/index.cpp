@@ -3,7 +3,6 @@
 // argwhere and arange. Every index read from a tensor is bounds-checked; the in-place kernels
 // (slice_assign, scatter_add, select_add) write into their input only when it is the sole,
 // dense owner of its buffer, and validate every index before writing anything.
-#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <limits>
@@ -312,7 +311,7 @@ void scatter_typed(CpuTensor& out, std::size_t dim, const Shape& iter, const Str
         SerialRows<3>(iter, st).run(base, row);
         return;
     }
-    const auto threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
+    const auto threads = num_threads();
     if (pre >= 4 * threads) {
         // Natural order; threads take whole blocks of the dims before `dim`.
         Shape sub;

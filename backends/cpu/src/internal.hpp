@@ -5,8 +5,10 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <array>
+#include <atomic>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +24,32 @@ namespace burn::cpu {
 /// Elements below which a loop stays on the calling thread.
 inline constexpr std::size_t kParallelGrain = 32768;
 
+/// The arena of burn::num_threads() threads that every parallel loop of the kernels runs in
+/// (threads.cpp); null until first use.
+extern std::atomic<tbb::task_arena*> g_thread_pool;
+tbb::task_arena& init_thread_pool();
+inline tbb::task_arena& thread_pool() {
+    tbb::task_arena* a = g_thread_pool.load(std::memory_order_acquire);
+    return a != nullptr ? *a : init_thread_pool();
+}
+
+/// Runs `f` (which calls a TBB algorithm) in the kernels' arena. Every tbb:: algorithm of the
+/// kernels goes through here or parallel_for, never straight to TBB's per-thread default arena.
+template <class F>
+void in_thread_pool(F&& f) {
+    thread_pool().execute(std::forward<F>(f));
+}
+
+/// tbb::parallel_for(tbb::blocked_range(0, n, grain), body) in the kernels' arena.
+template <class Body>
+void parallel_range(std::size_t n, std::size_t grain, const Body& body) {
+    in_thread_pool([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain), body); });
+}
+
+/// Number of threads of the kernels' arena: burn::num_threads() (threads.cpp). Size blocks by
+/// this, not by tbb::this_task_arena::max_concurrency(), which is another arena's outside a loop.
+std::size_t num_threads();
+
 /// Runs f(begin, end) over [0, n) in chunks of at least `grain`, in parallel when n is large.
 template <class F>
 void parallel_for(std::size_t n, std::size_t grain, F&& f) {
@@ -30,8 +58,10 @@ void parallel_for(std::size_t n, std::size_t grain, F&& f) {
         f(std::size_t{0}, n);
         return;
     }
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain),
-                      [&](const tbb::blocked_range<std::size_t>& r) { f(r.begin(), r.end()); });
+    in_thread_pool([&] {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain),
+                          [&](const tbb::blocked_range<std::size_t>& r) { f(r.begin(), r.end()); });
+    });
 }
 
 /// Calls f(E{}) with the C++ type stored for `d` (bool is stored as std::uint8_t).
@@ -150,8 +180,5 @@ void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const f
 void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const double* a,
           std::size_t lda, const double* b, std::size_t ldb, double beta, double* c,
           std::size_t ldc);
-
-/// Number of worker threads of the current TBB arena.
-std::size_t num_threads();
 
 }  // namespace burn::cpu

@@ -11,8 +11,11 @@
 //
 // THREADING: one thread pool at a time. OpenBLAS is set to one thread (openblas_set_num_threads(1),
 // once) and the work is split with TBB, the pool every other kernel uses: the batch x (row or
-// column blocks) pieces are distributed with tbb::parallel_for; a single big product is cut into
-// as many row (or column) blocks as TBB has threads, each an independent single-threaded GEMM.
+// column blocks) pieces are distributed with parallel_for in the kernels' arena; a single big
+// product is cut into as many row (or column) blocks as the arena has threads
+// (burn::num_threads(), threads.cpp), each an independent single-threaded GEMM. Products too small
+// to split run on the calling thread, also with one BLAS thread: none is worth OpenBLAS's own
+// threads, which would oversubscribe the cores with the TBB workers still spinning.
 // Measured on the 2-core AMD EPYC (Zen 4, AVX-512, KVM) development machine, in GFLOP/s: two
 // runs where two figures are given, each the median of >= 1.5 s of calls (OpenBLAS 0.3.21
 // pthread, Eigen 3.4, g++ 12 -O3 -march=native; the FMA peak of the 2 cores is ~221). "OpenBLAS
@@ -35,8 +38,6 @@
 // Build with -DBURN_MATMUL_OPENBLAS_THREADS to get the "OpenBLAS threads" variant back and
 // re-measure (bench/ has the cases).
 #include <cblas.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -113,10 +114,8 @@ Operand prepare(CpuTensor& t, const Shape& out_batch, bool allow_strided) {
     return op;
 }
 
-/// Number of threads TBB would use here.
-std::size_t tbb_threads() {
-    return static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
-}
+/// Number of threads of the kernels' arena (burn::num_threads()).
+std::size_t tbb_threads() { return num_threads(); }
 
 // ------------------------------------------------------------------ floats: OpenBLAS
 void blas_gemm(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b,
@@ -195,10 +194,9 @@ void gemv_rows(std::size_t m, std::size_t n, std::size_t k, const E* a, std::siz
         for (std::size_t i = 0; i < m; ++i) std::copy(acc[i], acc[i] + nj, c + i * ldc + j0);
     };
     if (parallel && blocks > 1) {
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1),
-                          [&](const tbb::blocked_range<std::size_t>& rg) {
-                              for (std::size_t blk = rg.begin(); blk < rg.end(); ++blk) block(blk);
-                          });
+        parallel_for(blocks, 1, [&](std::size_t b0, std::size_t b1) {
+            for (std::size_t blk = b0; blk < b1; ++blk) block(blk);
+        });
     } else {
         for (std::size_t blk = 0; blk < blocks; ++blk) block(blk);
     }
@@ -279,10 +277,9 @@ void gemm_float(const Operand& A, const Operand& B, E* out, std::size_t nb, std:
         return;
     }
     const auto grain = static_cast<std::size_t>(std::max(1.0, kMinTaskFlops / piece_flops));
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pieces, grain),
-                      [&](const tbb::blocked_range<std::size_t>& r) {
-                          for (std::size_t p = r.begin(); p < r.end(); ++p) piece(p);
-                      });
+    parallel_for(pieces, grain, [&](std::size_t p0, std::size_t p1) {
+        for (std::size_t p = p0; p < p1; ++p) piece(p);
+    });
 #endif
 }
 
@@ -332,8 +329,6 @@ void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const d
                 static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, a,
                 static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
 }
-
-std::size_t num_threads() { return tbb_threads(); }
 
 CpuTensor Kernels::matmul(CpuTensor lhs, CpuTensor rhs) {
     const Shape out_shape = backend::matmul_shape(lhs.shape, rhs.shape);

@@ -8,7 +8,6 @@
 // sort (stable by construction, skipping bytes that are equal in every key) for long ones; when
 // there are fewer rows than threads, each long row's radix passes are split over the threads.
 // The values are read back from the input through the sorted indices, so they are bit-exact.
-#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <bit>
@@ -245,8 +244,7 @@ void sort_rows(const CpuTensor& t, std::size_t dim, bool descending, CpuTensor* 
                        walk.dims[last] > 1;
     const std::size_t width = batch ? kBatch : 1;
 
-    if (n >= kParallelRowMin &&
-        rows < static_cast<std::size_t>(tbb::this_task_arena::max_concurrency())) {
+    if (n >= kParallelRowMin && rows < num_threads()) {
         // Few long rows: one at a time, each spread over the threads.
         std::vector<It> scratch(2 * n);
         It* a = scratch.data();

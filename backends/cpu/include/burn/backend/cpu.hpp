@@ -17,6 +17,7 @@
 #include "burn/backend/capabilities.hpp"
 #include "burn/backend/cpu/kernels.hpp"
 #include "burn/backend/cpu/tensor.hpp"
+#include "burn/backend/cpu/threads.hpp"
 
 namespace burn {
 
