@@ -121,7 +121,7 @@ def time_torch(repeats, min_time):
 
     res = {"train": time_loop(train_step, repeats, min_time)}
     model.eval()
-    for b in (64, 1):
+    for b in (256, 64, 1):
         xb = normalised_images(b)
 
         def infer():
@@ -133,18 +133,22 @@ def time_torch(repeats, min_time):
 
 
 UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-BURN_NAMES = {"BM_guide_train_step": "train", "BM_guide_infer/64": "infer/64",
-              "BM_guide_infer/1": "infer/1", "BM_guide_batcher": "batcher"}
+BURN_NAMES = {"BM_guide_train_step": "train", "BM_guide_infer/256": "infer/256",
+              "BM_guide_infer/64": "infer/64", "BM_guide_infer/1": "infer/1",
+              "BM_guide_batcher": "batcher"}
 
 
-def run_burn(bench, repeats, min_time, threads):
+def run_burn(bench, repeats, min_time, threads, cpus=None):
     env = dict(os.environ)
     env.pop("LD_LIBRARY_PATH", None)  # keep the OpenBLAS burn_bench was linked with
     env.pop("BURN_COMPARE_REEXEC", None)
+    env["BURN_NUM_THREADS"] = str(threads)
     cmd = [bench, "--benchmark_format=json", f"--benchmark_repetitions={repeats}",
            f"--benchmark_min_time={min_time}", "--benchmark_report_aggregates_only=true",
            "--benchmark_filter=BM_guide"]
-    if threads < (os.cpu_count() or threads):  # TBB sizes its pool to the affinity mask
+    if cpus:
+        cmd = ["taskset", "-c", cpus] + cmd
+    elif threads < (os.cpu_count() or threads):  # one CPU per thread, as PyTorch below
         cmd = ["taskset", "-c", f"0-{threads - 1}"] + cmd
     print("+ " + " ".join(cmd), file=sys.stderr)
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
@@ -193,7 +197,18 @@ def median_of_rounds(rounds):
     return {k: statistics.median(r[k] for r in rounds if k in r) for k in keys}
 
 
+def parse_cpus(text):
+    """'0,2,4-7' -> {0, 2, 4, 5, 6, 7}."""
+    out = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
 def benchmark(args):
+    if args.cpus:  # both sides on the same CPUs (burn_bench through taskset)
+        os.sched_setaffinity(0, parse_cpus(args.cpus))
     torch.set_num_threads(args.threads)
     print(f"+ PyTorch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"LD_LIBRARY_PATH={os.environ.get('LD_LIBRARY_PATH')}", file=sys.stderr)
@@ -205,7 +220,8 @@ def benchmark(args):
     # alike; each figure is the median over the rounds of each round's median.
     burn_rounds, pt_rounds, ort_rounds = [], [], []
     for r in range(args.rounds):
-        burn_rounds.append(run_burn(args.bench, args.repeats, args.min_time, args.threads))
+        burn_rounds.append(run_burn(args.bench, args.repeats, args.min_time, args.threads,
+                                    args.cpus))
         pt, model = time_torch(args.repeats, args.min_time)
         pt_rounds.append(pt)
         if modules:
@@ -224,6 +240,9 @@ def benchmark(args):
     def img_s(t):
         return f"{BATCH / t:,.0f}"
 
+    def img_s256(t):
+        return f"{256 / t:,.0f}"
+
     def ms(t):
         return f"{t * 1e3:.4f}"
 
@@ -234,6 +253,9 @@ def benchmark(args):
     print("|---|---:|---:|---:|---:|---:|")
     print(f"| train, img/s (batch 64) | {img_s(burn['train'])} | {img_s(pt['train'])} | n/a | "
           f"{vs(pt, 'train')} | n/a |")
+    if "infer/256" in burn and "infer/256" in pt:
+        print(f"| infer, img/s (batch 256) | {img_s256(burn['infer/256'])} | "
+              f"{img_s256(pt['infer/256'])} | n/a | {vs(pt, 'infer/256')} | n/a |")
     print(f"| infer, img/s (batch 64) | {img_s(burn['infer/64'])} | {img_s(pt['infer/64'])} | "
           f"{cell(ort, 'infer/64', img_s)} | {vs(pt, 'infer/64')} | {vs(ort, 'infer/64')} |")
     print(f"| infer, ms (batch 1) | {ms(burn['infer/1'])} | {ms(pt['infer/1'])} | "
@@ -347,6 +369,8 @@ def main():
                     help="alternate burn-cpp, PyTorch and ONNX Runtime this many times (median)")
     ap.add_argument("--min-time", type=float, default=1.0, help="seconds per sample")
     ap.add_argument("--threads", type=int, default=2, help="threads of each side")
+    ap.add_argument("--cpus", help="CPU list for both sides (taskset syntax, e.g. 0,8); default: "
+                    "burn-cpp on CPUs 0..threads-1, PyTorch unpinned")
     ap.add_argument("--ort-modules", help="node_modules folder holding onnxruntime-node")
     ap.add_argument("--no-ort", action="store_true", help="skip ONNX Runtime")
     ap.add_argument("--accuracy", action="store_true", help="train 2 epochs on Fashion-MNIST instead")

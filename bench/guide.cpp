@@ -93,5 +93,5 @@ void BM_guide_batcher(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_guide_train_step)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_guide_infer)->Arg(64)->Arg(1)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_guide_infer)->Arg(256)->Arg(64)->Arg(1)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_guide_batcher)->UseRealTime()->Unit(benchmark::kMicrosecond);

@@ -11,6 +11,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def reexec_if_needed():
+    if not os.path.isdir(OPENBLAS_OMP):  # not Debian's setup (e.g. a pip PyTorch): run as it is
+        return
     paths = os.environ.get("LD_LIBRARY_PATH", "").split(":")
     if OPENBLAS_OMP in paths and os.path.realpath(sys.executable) == os.path.realpath(PYTHON):
         return

@@ -41,9 +41,11 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <mutex>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "internal.hpp"
@@ -118,13 +120,73 @@ Operand prepare(CpuTensor& t, const Shape& out_batch, bool allow_strided) {
 std::size_t tbb_threads() { return num_threads(); }
 
 // ------------------------------------------------------------------ floats: OpenBLAS
+// OpenBLAS (DYNAMIC_ARCH) picks its kernels from the CPU model when it loads. A CPU newer than the
+// OpenBLAS build knows gets its generic SSE3 kernels ("Prescott"): Debian bookworm's 0.3.21 on a
+// virtualised Xeon of CPU model 207 ran SGEMM at 75 GFLOP/s on 2 cores, against 250 with
+// OPENBLAS_CORETYPE=SkylakeX. When the kernels were built for AVX2 + FMA or better and OpenBLAS
+// chose such an SSE-only core, Eigen's GEMM (compiled with the kernels' -march) does the float
+// products instead: 1.2-1.5x slower than a matching OpenBLAS core, several times faster than
+// these. OPENBLAS_CORETYPE=<core> set before the program starts makes OpenBLAS use that core.
+bool openblas_core_is_generic() {
+#if defined(__AVX2__) && defined(__FMA__)
+    static const bool generic = [] {
+        const char* name = openblas_get_corename();
+        std::string core = name ? name : "";
+        std::transform(core.begin(), core.end(), core.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        for (const char* sse_only : {"prescott", "core2", "penryn", "dunnington", "nehalem", "atom",
+                                     "katmai", "coppermine", "northwood", "banias", "opteron",
+                                     "opteron_sse3", "barcelona", "bobcat"})
+            if (core == sse_only) return true;
+        return false;
+    }();
+    return generic;
+#else
+    return false;
+#endif
+}
+
+/// C = A B (+ beta C) with Eigen, for the same row-major operands as cblas_?gemm.
+template <class E>
+void eigen_gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const E* a,
+                std::size_t lda, const E* b, std::size_t ldb, E beta, E* c, std::size_t ldc) {
+    using Mat = Eigen::Matrix<E, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    using In = Eigen::Map<const Mat, 0, Eigen::OuterStride<>>;
+    using Out = Eigen::Map<Mat, 0, Eigen::OuterStride<>>;
+    const auto em = static_cast<Eigen::Index>(m), en = static_cast<Eigen::Index>(n),
+               ek = static_cast<Eigen::Index>(k);
+    Out cm(c, em, en, Eigen::OuterStride<>(static_cast<Eigen::Index>(ldc)));
+    const auto product = [&](const auto& lhs, const auto& rhs) {
+        if (beta == E(0)) {
+            cm.noalias() = lhs * rhs;
+        } else {
+            cm *= beta;
+            cm.noalias() += lhs * rhs;
+        }
+    };
+    const In am = ta ? In(a, ek, em, Eigen::OuterStride<>(static_cast<Eigen::Index>(lda)))
+                     : In(a, em, ek, Eigen::OuterStride<>(static_cast<Eigen::Index>(lda)));
+    const In bm = tb ? In(b, en, ek, Eigen::OuterStride<>(static_cast<Eigen::Index>(ldb)))
+                     : In(b, ek, en, Eigen::OuterStride<>(static_cast<Eigen::Index>(ldb)));
+    if (!ta && !tb) product(am, bm);
+    else if (ta && !tb) product(am.transpose(), bm);
+    else if (!ta && tb) product(am, bm.transpose());
+    else product(am.transpose(), bm.transpose());
+}
+
 void blas_gemm(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b,
                int ldb, float* c, int ldc) {
+    if (openblas_core_is_generic())
+        return eigen_gemm<float>(ta, tb, std::size_t(m), std::size_t(n), std::size_t(k), a,
+                                 std::size_t(lda), b, std::size_t(ldb), 0.0f, c, std::size_t(ldc));
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
                 k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
 }
 void blas_gemm(bool ta, bool tb, int m, int n, int k, const double* a, int lda, const double* b,
                int ldb, double* c, int ldc) {
+    if (openblas_core_is_generic())
+        return eigen_gemm<double>(ta, tb, std::size_t(m), std::size_t(n), std::size_t(k), a,
+                                  std::size_t(lda), b, std::size_t(ldb), 0.0, c, std::size_t(ldc));
     cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
                 k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
 }
@@ -316,6 +378,8 @@ void gemm_int(const Operand& A, const Operand& B, E* out, std::size_t nb, std::s
 void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const float* a,
           std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc) {
     init_blas_threads();
+    if (openblas_core_is_generic())
+        return eigen_gemm<float>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
                 static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
@@ -325,6 +389,8 @@ void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const d
           std::size_t lda, const double* b, std::size_t ldb, double beta, double* c,
           std::size_t ldc) {
     init_blas_threads();
+    if (openblas_core_is_generic())
+        return eigen_gemm<double>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
     cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, a,
                 static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
