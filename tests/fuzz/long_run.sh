@@ -4,7 +4,7 @@
 # executions (default 1000000) or SECONDS have passed (default: no time limit), whichever comes
 # first; prints each target's executions every INTERVAL seconds, then a table "target,
 # executions, seconds, crashes". Works from any directory holding the built fuzzers and the
-# seed corpus, so that they can be copied to a bigger machine (11 targets: 11 cores or more):
+# seed corpus, so that they can be copied to a bigger machine (12 targets: 12 cores or more):
 #
 #   # here: bash tests/fuzz/run.sh 1   (builds build/fuzz and writes build/fuzz/corpus)
 #   tar czf fuzz.tgz -C build/fuzz tests/fuzz/burn_fuzz_record_mpk ... corpus
@@ -70,7 +70,8 @@ done
 
 # target:corpus sub-directory, as in tests/fuzz/run.sh.
 entries=(record_mpk:mpk record_bin:bin record_gz:gz record_json:json safetensors:safetensors
-    pytorch:pytorch config:config mnist:mnist csv:csv jsonl:jsonl image_folder:image_folder)
+    pytorch:pytorch config:config mnist:mnist csv:csv jsonl:jsonl image_folder:image_folder
+    sqlite:sqlite)
 
 mkdir -p "$out/artifacts" || exit 2
 out=$(cd "$out" && pwd)

@@ -19,7 +19,8 @@ mkdir -p "$out/corpus" "$out/artifacts"
 "$out/tests/fuzz/burn_fuzz_make_seeds" "$out/corpus"
 # Each fuzzer (build/fuzz/tests/fuzz/burn_fuzz_<name>) with its corpus (build/fuzz/corpus/<dir>).
 for entry in record_mpk:mpk record_bin:bin record_gz:gz record_json:json safetensors:safetensors \
-    pytorch:pytorch config:config mnist:mnist csv:csv jsonl:jsonl image_folder:image_folder; do
+    pytorch:pytorch config:config mnist:mnist csv:csv jsonl:jsonl image_folder:image_folder \
+    sqlite:sqlite; do
     name="${entry%%:*}"
     dir="${entry#*:}"
     echo "=== fuzz: $name for ${seconds} s"
