@@ -205,6 +205,13 @@ TEST(SqliteDataset, SeveralSplitsInOneFile) {
     EXPECT_EQ(*test.get(5), sample(5));
     EXPECT_EQ(*valid.get(2), sample(2));
     EXPECT_EQ(files_in(tmp.path), std::set<std::string>{"splits.db"});
+    // An empty split: in the column layout, the columns of a default item.
+    write_sqlite_dataset(samples(0), db, "none",
+                         {SqliteStorage::Columns, SqliteExisting::KeepSplits});
+    SqliteDataset<Sample> none(db, "none");
+    EXPECT_EQ(none.len(), 0u);
+    EXPECT_FALSE(none.get(0));
+    EXPECT_EQ(none.columns().size(), 7u);
     // Burn's writer refuses an existing file unless told to overwrite it.
     expect_error([&] { SqliteDatasetWriter<Sample> again(db, false); },
                  {"SqliteDatasetWriter::new", "splits.db", "exists"});

@@ -401,7 +401,7 @@ private:
     /// In the column layout, with an item whose default value is a JSON object: the table must
     /// have a column for every field that is not null by default, of a compatible type.
     void check_fields() const {
-        if (reader_->row_serialized()) return;
+        if (reader_->row_serialized() || reader_->len() == 0) return;
         const nlohmann::json ref = detail::reference_json<I>();
         if (!ref.is_object()) return;
         const auto& columns = reader_->columns();
@@ -492,6 +492,23 @@ public:
     }
 
 private:
+    /// The table of a split without items: in the column layout, the columns of a
+    /// default-constructed item when it has some (else none: readers need no columns then).
+    void create_empty_split(const std::string& split) {
+        std::vector<detail::SqlColumn> columns;
+        if (storage_ == SqliteStorage::Serialized) {
+            columns.push_back({"item", "BLOB", detail::SqlColumnKind::Blob});
+        } else {
+            const nlohmann::json ref = detail::reference_json<I>();
+            if (ref.is_object())
+                for (const auto& [key, value] : ref.items()) {
+                    const auto kind = detail::column_kind_of(value);
+                    columns.push_back({key, declared(kind), kind});
+                }
+        }
+        core_->create_split(split, columns);
+    }
+
     std::size_t append_item(const std::string& split, const nlohmann::json& j, std::size_t index) {
         if (storage_ == SqliteStorage::Serialized) {
             if (!core_->has_split(split))
@@ -557,12 +574,7 @@ public:
         {
             std::lock_guard lock(mutex_);
             check_open("write_dataset");
-            if (!core_->has_split(split) && dataset.len() == 0)
-                core_->create_split(
-                    split, storage_ == SqliteStorage::Serialized
-                               ? std::vector<detail::SqlColumn>{{"item", "BLOB",
-                                                                 detail::SqlColumnKind::Blob}}
-                               : std::vector<detail::SqlColumn>{});
+            if (!core_->has_split(split) && dataset.len() == 0) create_empty_split(split);
         }
         const std::size_t n = dataset.len();
         for (std::size_t i = 0; i < n; ++i) {
