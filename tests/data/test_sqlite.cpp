@@ -86,6 +86,9 @@ void expect_error(const std::function<void()>& f, std::initializer_list<std::str
     ADD_FAILURE() << "no burn::Error thrown";
 }
 
+/// Runs `statements` on the database `db` (created when missing); defined below.
+void sql(const fs::path& db, const char* statements);
+
 /// Files in `dir` (names), to see that no temporary is left behind.
 std::set<std::string> files_in(const fs::path& dir) {
     std::set<std::string> out;
@@ -174,6 +177,40 @@ TEST(SqliteDataset, ScalarsNanBinaryAndNulls) {
         },
         {"SqliteDatasetWriter::write", "u.db", "field 'u'", "does not fit an SQLite INTEGER"});
     EXPECT_FALSE(fs::exists(tmp.path / "u.db"));
+}
+
+namespace {
+struct Picture {
+    nlohmann::json::binary_t image;
+    std::vector<std::uint8_t> mask;
+    std::string path;
+    friend bool operator==(const Picture&, const Picture&) = default;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Picture, image, mask, path)
+}  // namespace
+
+TEST(SqliteDataset, BinaryFieldsAreBlobs) {
+    TempDir tmp;
+    const fs::path db = tmp.path / "p.db";
+    std::vector<Picture> pics = {
+        {nlohmann::json::binary_t({0x89, 'P', 'N', 'G', 0}), {1, 0}, "a.png"},
+        {nlohmann::json::binary_t(), {}, "empty"}};
+    write_sqlite_dataset(data::InMemDataset<Picture>(pics), db, "train",
+                         {SqliteStorage::Columns, SqliteExisting::Fail});
+    SqliteDataset<Picture> ds(db, "train");
+    EXPECT_EQ(*ds.get(0), pics[0]);
+    EXPECT_EQ(*ds.get(1), pics[1]);
+    // image is a BLOB, mask (a JSON array for nlohmann) MessagePack.
+    SqliteDataset<nlohmann::json> raw(db, "train");
+    EXPECT_TRUE((*raw.get(0))["image"].is_binary());
+    EXPECT_TRUE((*raw.get(0))["mask"].is_array());
+    // A table made by another tool (here: SQL; a separate file, as the datasets above hold
+    // their shared lock on p.db).
+    sql(tmp.path / "hf.db",
+        "CREATE TABLE hf (row_id INTEGER PRIMARY KEY, image BLOB, mask MSGPACK, path TEXT);"
+        "INSERT INTO hf VALUES (1, x'00ff', x'90', 'p');");
+    EXPECT_EQ(*SqliteDataset<Picture>(tmp.path / "hf.db", "hf").get(0),
+              (Picture{nlohmann::json::binary_t({0, 255}), {}, "p"}));
 }
 
 TEST(SqliteDataset, SeveralSplitsInOneFile) {
