@@ -35,8 +35,9 @@ set(BURN_KNOWN_COMPONENTS core cpu cuda vulkan onnx)
 # static: a shared library carries its own dependencies and the public headers include none.
 # Header-only private dependencies (Eigen) are linked as $<BUILD_INTERFACE:...> and never appear.
 # zlib: the recorders' gzip layer (src/record); libcurl: the MNIST download (src/data/mnist.cpp);
-# msgpack-c++ and stb_image are header-only and private.
-set(BURN_PACKAGE_DEPENDENCIES_core "ZLIB" "CURL")
+# SQLite: SqliteDataset (src/data/sqlite.cpp, CMake's FindSQLite3); msgpack-c++ and stb_image are
+# header-only and private.
+set(BURN_PACKAGE_DEPENDENCIES_core "ZLIB" "CURL" "SQLite3")
 set(BURN_PACKAGE_DEPENDENCIES_cpu "TBB CONFIG" "OpenBLAS MODULE")
 set(BURN_PACKAGE_DEPENDENCIES_cuda "CUDAToolkit")
 # onnx: ONNX import (burn::onnx) and the generator program burn::onnx-cli (`burn-onnx`), with the

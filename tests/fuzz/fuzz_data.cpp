@@ -2,12 +2,12 @@
 // libFuzzer targets for the dataset readers of burn/data: arbitrary file contents must either load
 // or throw burn::Error; they must never crash, hang, read out of bounds (ASan) or trigger
 // undefined behaviour (UBSan). The readers take paths, so each input is written to files in a
-// directory of this process (under /dev/shm when it exists). Built four times
+// directory of this process (under /dev/shm when it exists). Built five times
 // (BURN_FUZZ_DATA = 0 MnistDataset::from_files, 1 InMemDataset::from_csv,
-// 2 InMemDataset::from_json_rows, 3 ImageFolderDataset); each input's first bytes choose the
-// variant (the layout is described at each reader below). Whatever loads is read item by item,
-// and the CSV and JSON-lines items, written back, must load again unchanged. Run with
-// tests/fuzz/run.sh.
+// 2 InMemDataset::from_json_rows, 3 ImageFolderDataset, 4 SqliteDataset); each input's first
+// bytes choose the variant (the layout is described at each reader below). Whatever loads is
+// read item by item, and the CSV, JSON-lines and SQLite items, written back, must load again
+// unchanged. Run with tests/fuzz/run.sh.
 #include <unistd.h>
 
 #include <burn/tensor/error.hpp>
@@ -25,7 +25,7 @@
 #include <vector>
 
 #ifndef BURN_FUZZ_DATA
-#error "define BURN_FUZZ_DATA (0 mnist, 1 csv, 2 jsonl, 3 image_folder)"
+#error "define BURN_FUZZ_DATA (0 mnist, 1 csv, 2 jsonl, 3 image_folder, 4 sqlite)"
 #endif
 
 #if BURN_FUZZ_DATA == 0
@@ -40,8 +40,13 @@
 #include <burn/data/in_memory.hpp>
 #include <burn/data/json.hpp>
 #include <nlohmann/json.hpp>
-#else
+#elif BURN_FUZZ_DATA == 3
 #include <burn/data/image_folder.hpp>
+#else
+#include <burn/data/in_memory.hpp>
+#include <burn/data/sqlite.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
 #endif
 
 namespace {
@@ -408,7 +413,7 @@ void check(Bytes bytes) {
     else check_as<nlohmann::json>(path);
 }
 
-#else
+#elif BURN_FUZZ_DATA == 3
 // ----------------------------------------------------------------------------- image folder
 // Input: a byte choosing the file's extension among supported_extensions(), then the image
 // file, written as <dir>/root/class/image.<extension>.
@@ -449,6 +454,109 @@ void check(Bytes bytes) {
         values != item->num_values() || (u8 ? !item->image_u16.empty() : !item->image.empty()))
         die("ImageFolderDataset: a decoded item's sizes do not match its pixels");
     if (item->label() != 0) die("ImageFolderDataset: wrong label");
+}
+
+#else
+// ----------------------------------------------------------------------------------- SQLite
+// Input: a mode byte, then the database file. Mode bit 0: 0 typed rows (Row below, through
+// nlohmann's get<Row>()), 1 any JSON value per row. Bit 1: split "train", else "test". The
+// items of whatever opens are read (all of them: a database of at most -max_len bytes holds a
+// bounded number of rows) and, when NaN-free, written back by SqliteDatasetWriter in both
+// layouts (typed rows) or serialized (JSON values) and read again: they must be unchanged.
+
+struct Row {
+    std::string name;
+    double value = 0;
+    std::int64_t count = 0;
+    bool flag = false;
+    std::vector<std::int32_t> tags;
+    friend bool operator==(const Row&, const Row&) = default;
+};
+
+// As in the JSON-lines target: integers read with a range check (nlohmann's get<integer>() of
+// an out-of-range float is a plain cast).
+template <class T>
+T checked_integer(const nlohmann::json& j) {
+    if (j.is_number_float()) {
+        const double v = j.get<double>();
+        const double upper = std::ldexp(1.0, std::numeric_limits<T>::digits);
+        const double lower = std::is_signed_v<T> ? -upper : 0.0;
+        if (!(v >= lower && v < upper))
+            throw nlohmann::json::other_error::create(501, "integer out of range", &j);
+    }
+    return j.get<T>();
+}
+
+void to_json(nlohmann::json& j, const Row& r) {
+    j = {{"name", r.name},
+         {"value", r.value},
+         {"count", r.count},
+         {"flag", r.flag},
+         {"tags", r.tags}};
+}
+void from_json(const nlohmann::json& j, Row& r) {
+    j.at("name").get_to(r.name);
+    j.at("value").get_to(r.value);
+    r.count = checked_integer<std::int64_t>(j.at("count"));
+    j.at("flag").get_to(r.flag);
+    const auto& tags = j.at("tags");
+    if (!tags.is_array()) throw nlohmann::json::type_error::create(302, "tags: not an array", &j);
+    r.tags.clear();
+    for (const auto& t : tags) r.tags.push_back(checked_integer<std::int32_t>(t));
+}
+
+bool nan_free(const Row& r) { return !std::isnan(r.value); }
+bool nan_free(const nlohmann::json& j) { return j == j; }
+
+template <class I>
+void round_trip(const std::vector<I>& items, burn::data::SqliteStorage storage) {
+    const fs::path again = temp_dir() / "again.db";
+    try {
+        burn::data::write_sqlite_dataset(burn::data::InMemDataset<I>(items), again, "split",
+                                         {storage, burn::data::SqliteExisting::Overwrite});
+    } catch (const burn::Error& e) {
+        // Text that is not a JSON string (invalid UTF-8 is kept as is) or values out of an
+        // SQLite INTEGER's range may not be writable: refused, not crashed.
+        return rejected(e);
+    }
+    try {
+        burn::data::SqliteDataset<I> ds(again, "split");
+        if (ds.len() != items.size()) die("SqliteDataset: written items read back a wrong length");
+        for (std::size_t i = 0; i < items.size(); ++i)
+            if (!(*ds.get(i) == items[i])) die("SqliteDataset: an item written back differs");
+    } catch (const burn::Error& e) {
+        die("SqliteDataset: items written back do not load", e.what());
+    }
+}
+
+template <class I>
+void check_as(const fs::path& path, const std::string& split) {
+    std::vector<I> items;
+    try {
+        burn::data::SqliteDataset<I> ds(path, split);
+        const std::size_t n = ds.len();
+        for (std::size_t i = 0; i < n; ++i) {
+            auto item = ds.get(i);
+            if (!item) die("SqliteDataset::get returned nothing for an index below len()");
+            items.push_back(std::move(*item));
+        }
+        if (ds.get(n)) die("SqliteDataset::get returned an item past the end");
+    } catch (const burn::Error& e) {
+        return rejected(e);
+    }
+    for (const auto& item : items)
+        if (!nan_free(item)) return;
+    round_trip(items, burn::data::SqliteStorage::Serialized);
+    if constexpr (std::is_same_v<I, Row>) round_trip(items, burn::data::SqliteStorage::Columns);
+}
+
+void check(Bytes bytes) {
+    if (bytes.empty()) return;
+    const fs::path path = temp_dir() / "data.db";
+    write_file(path, bytes.subspan(1));
+    const std::string split = (bytes[0] & 2) == 0 ? "train" : "test";
+    if ((bytes[0] & 1) == 0) check_as<Row>(path, split);
+    else check_as<nlohmann::json>(path, split);
 }
 #endif
 

@@ -73,7 +73,7 @@ done
 # target:corpus sub-directory, as in tests/fuzz/run.sh.
 entries=(record_mpk:mpk record_bin:bin record_gz:gz record_json:json safetensors:safetensors
     pytorch:pytorch config:config mnist:mnist csv:csv jsonl:jsonl image_folder:image_folder
-    onnx:onnx)
+    onnx:onnx sqlite:sqlite)
 
 mkdir -p "$out/artifacts" || exit 2
 out=$(cd "$out" && pwd)

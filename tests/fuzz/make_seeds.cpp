@@ -5,15 +5,18 @@
 // safetensors files; the committed torch.save outputs of tests/fuzz/seeds/pytorch
 // (gen_pytorch_seeds.py writes them; BURN_FUZZ_SEED_DIR is tests/fuzz/seeds); config JSON
 // texts; small MNIST IDX pairs; CSV and JSON-lines files; and tiny images of every format the
-// image-folder reader decodes. Each fuzzer's input layout (the leading mode bytes) is described
-// in its source (fuzz_record.cpp, fuzz_config.cpp, fuzz_data.cpp).
+// image-folder reader decodes; small SQLite databases of both layouts. Each fuzzer's input layout
+// (the leading mode bytes) is described in its source (fuzz_record.cpp, fuzz_config.cpp,
+// fuzz_data.cpp).
 //
 //   burn_fuzz_make_seeds <dir>   # writes <dir>/mpk, <dir>/bin, <dir>/gz, <dir>/json,
 //                                # <dir>/safetensors, <dir>/pytorch, <dir>/config, <dir>/mnist,
-//                                # <dir>/csv, <dir>/jsonl, <dir>/image_folder
+//                                # <dir>/csv, <dir>/jsonl, <dir>/image_folder, <dir>/sqlite
 #include <zlib.h>
 
 #include <algorithm>
+#include <burn/data/in_memory.hpp>
+#include <burn/data/sqlite.hpp>
 #include <burn/record/recorder.hpp>
 #include <burn/record/state_dict.hpp>
 #include <cstdint>
@@ -21,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -389,6 +393,55 @@ std::vector<Bytes> seed_images() {
                          0,   0,   2,   0,   2,   0,   0,   2, 3, 0x84, 0x1d, 0x05, 0, 0x3b}));
     return out;
 }
+// ------------------------------------------------------------------ SQLite (fuzz_data.cpp)
+struct SeedRow {
+    std::string name;
+    double value = 0;
+    std::int64_t count = 0;
+    bool flag = false;
+    std::vector<std::int32_t> tags;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SeedRow, name, value, count, flag, tags)
+
+/// The bytes of a database written by SqliteDatasetWriter (through a file in `dir`).
+template <class I>
+Bytes sqlite_file(const std::filesystem::path& dir,
+                  const std::vector<std::pair<std::string, std::vector<I>>>& splits,
+                  data::SqliteStorage storage) {
+    const auto path = dir / "seed.db";
+    {
+        data::SqliteDatasetWriter<I> writer(path, /*overwrite=*/true, storage);
+        for (const auto& [split, items] : splits)
+            writer.write_dataset(split, data::InMemDataset<I>(items));
+        writer.set_completed();
+    }
+    std::ifstream in(path, std::ios::binary);
+    Bytes out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::filesystem::remove(path);
+    return out;
+}
+
+std::vector<Bytes> seed_sqlite(const std::filesystem::path& dir) {
+    // Mode byte: bit 0 typed rows (0) or JSON values (1); bit 1 split "train" (0) or "test".
+    const std::vector<SeedRow> rows = {{"a", 1.5, 3, true, {1, 2}},
+                                       {"\xc3\xa9", -2e-5, -9, false, {}},
+                                       {"", 0, 1LL << 40, true, {-1}}};
+    using J = nlohmann::json;
+    const std::vector<J> values = {
+        J{{"x", {1, 2.5, nullptr, true, "s"}}, {"y", {{"z", J::object()}}}}, J(42), J("text"),
+        J::binary({1, 2, 3}, 7), J::array()};
+    return {
+        prefixed({0},
+                 sqlite_file<SeedRow>(dir, {{"train", rows}}, data::SqliteStorage::Serialized)),
+        prefixed({0}, sqlite_file<SeedRow>(dir, {{"train", rows}, {"test", {rows[1]}}},
+                                           data::SqliteStorage::Columns)),
+        prefixed({2}, sqlite_file<SeedRow>(dir, {{"train", {}}, {"test", rows}},
+                                           data::SqliteStorage::Columns)),
+        prefixed({1}, sqlite_file<J>(dir, {{"train", values}}, data::SqliteStorage::Serialized)),
+        prefixed({3}, sqlite_file<J>(dir, {{"test", {J{{"k", 1}, {"b", J::binary({9})}}}}},
+                                     data::SqliteStorage::Columns)),
+    };
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -398,7 +451,7 @@ int main(int argc, char** argv) {
     }
     const std::filesystem::path root = argv[1];
     for (const char* sub : {"mpk", "bin", "gz", "json", "safetensors", "pytorch", "config", "mnist",
-                            "csv", "jsonl", "image_folder", "onnx"})
+                            "csv", "jsonl", "image_folder", "onnx", "sqlite"})
         std::filesystem::create_directories(root / sub);
     const auto records = seed_records();
     for (std::size_t i = 0; i < records.size(); ++i) {
@@ -450,5 +503,6 @@ int main(int argc, char** argv) {
     }
     std::filesystem::copy_file(BURN_FUZZ_ONNX_EXAMPLE, root / "onnx" / "mnist.onnx",
                                std::filesystem::copy_options::overwrite_existing, ec);
+    write_all("sqlite", seed_sqlite(root / "sqlite"));
     return 0;
 }

@@ -21,7 +21,7 @@ mkdir -p "$out/corpus" "$out/artifacts"
 # Each fuzzer (build/fuzz/tests/fuzz/burn_fuzz_<name>) with its corpus (build/fuzz/corpus/<dir>).
 for entry in record_mpk:mpk record_bin:bin record_gz:gz record_json:json safetensors:safetensors \
     pytorch:pytorch config:config mnist:mnist csv:csv jsonl:jsonl image_folder:image_folder \
-    onnx:onnx; do
+    onnx:onnx sqlite:sqlite; do
     name="${entry%%:*}"
     dir="${entry#*:}"
     echo "=== fuzz: $name for ${seconds} s"

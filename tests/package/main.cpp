@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Uses only the installed headers and libraries (see CMakeLists.txt next to this file).
+#include <unistd.h>
+
 #include <burn/backend/cpu.hpp>
 #include <burn/burn.hpp>
-
+#include <burn/data/sqlite.hpp>  // opt-in: links SQLite through the package's dependencies
+#include <filesystem>
 #include <iostream>
+#include <string>
 
 int main() {
     using B = burn::Cpu<>;
@@ -23,6 +27,18 @@ int main() {
         std::cerr << "package consumer: expected gradient sum 12, got " << g << "\n";
         return 1;
     }
-    std::cout << "package consumer: ok (sum = " << value << ", gradient sum = " << g << ")\n";
+    // An SQLite dataset written and read back through the installed library.
+    const auto db = std::filesystem::temp_directory_path() /
+                    ("burn_package_consumer_" + std::to_string(::getpid()) + ".db");
+    burn::data::write_sqlite_dataset(burn::data::InMemDataset<std::string>({"a", "bc"}), db,
+                                     "train");
+    const auto text = burn::data::SqliteDataset<std::string>(db, "train").get(1);
+    std::filesystem::remove(db);
+    if (!text || *text != "bc") {
+        std::cerr << "package consumer: the SQLite dataset did not read back\n";
+        return 1;
+    }
+    std::cout << "package consumer: ok (sum = " << value << ", gradient sum = " << g
+              << ", SQLite dataset read back)\n";
     return 0;
 }
