@@ -14,11 +14,10 @@
 // in PyTorch (and ONNX Runtime when installed); keep the names and shapes in sync with it.
 #include <benchmark/benchmark.h>
 
-#include <cstdint>
-#include <vector>
-
 #include <burn/backend/cpu.hpp>
 #include <burn/burn.hpp>
+#include <cstdint>
+#include <vector>
 
 #include "data.hpp"
 #include "model.hpp"
@@ -34,15 +33,18 @@ guide::ModelConfig config() { return {.num_classes = kClasses, .hidden_size = kH
 
 template <class Bk>
 burn::Tensor<Bk, 3> images(std::size_t batch) {
-    return (burn::Tensor<Bk, 3>::random({batch, kSide, kSide}, burn::Distribution::Default()) - 0.1307) *
+    return (burn::Tensor<Bk, 3>::random({batch, kSide, kSide}, burn::Distribution::Default()) -
+            0.1307) *
            (1.0 / 0.3081);
 }
 
 template <class Bk>
 burn::Tensor<Bk, 1, burn::Int> labels(std::size_t batch) {
     std::vector<std::int64_t> v(batch);
-    for (std::size_t i = 0; i < batch; ++i) v[i] = static_cast<std::int64_t>((i * 7 + 3) % kClasses);
-    return burn::Tensor<Bk, 1, burn::Int>::from_data(burn::TensorData(std::move(v), burn::Shape{batch}));
+    for (std::size_t i = 0; i < batch; ++i)
+        v[i] = static_cast<std::int64_t>((i * 7 + 3) % kClasses);
+    return burn::Tensor<Bk, 1, burn::Int>::from_data(
+        burn::TensorData(std::move(v), burn::Shape{batch}));
 }
 
 void BM_guide_train_step(benchmark::State& state) {
