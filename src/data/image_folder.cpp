@@ -415,15 +415,21 @@ std::optional<ImageDatasetItem> ImageFolderDataset::get(std::size_t index) const
     {
         // The decoded size the header declares, checked before stb allocates and decodes it.
         int iw = 0, ih = 0, ic = 0;
-        if (stbi_info_from_memory(data, size, &iw, &ih, &ic) == 1 && iw > 0 && ih > 0) {
+        // stb_image 2.27 reports a top-down BMP's height as negative (found by tests/fuzz, target
+        // image_folder): the magnitudes count.
+        if (stbi_info_from_memory(data, size, &iw, &ih, &ic) == 1 && iw != 0 && ih != 0) {
+            const auto magnitude = [](int v) {
+                return static_cast<std::uint64_t>(v < 0 ? -std::int64_t(v) : std::int64_t(v));
+            };
             const std::uint64_t depth = stbi_is_16_bit_from_memory(data, size) ? 2 : 1;
             const std::uint64_t need =
-                std::uint64_t(iw) * std::uint64_t(ih) * std::uint64_t(std::max(ic, 1)) * depth;
+                magnitude(iw) * magnitude(ih) * std::uint64_t(std::max(ic, 1)) * depth;
             const std::uint64_t limit = max_decoded_bytes();
             if (need > limit)
                 detail::fail("ImageFolderDataset::get: image '", entry.path.string(), "' (item ",
-                             index, ", ", bytes.size(), " bytes) is ", iw, "x", ih, " with ", ic,
-                             " channels: ", need, " bytes decoded, more than the limit of ", limit,
+                             index, ", ", bytes.size(), " bytes) is ", magnitude(iw), "x",
+                             magnitude(ih), " with ", ic, " channels: ", need,
+                             " bytes decoded, more than the limit of ", limit,
                              " (ImageFolderDataset::set_max_decoded_bytes raises it)");
         }
     }

@@ -500,6 +500,36 @@ TEST(ImageFolderDataset, HugeDeclaredDimensionsAreRefusedBeforeDecoding) {
     EXPECT_TRUE(ds.get(1).has_value());
 }
 
+TEST(ImageFolderDataset, TopDownBmpDimensionsAreChecked) {
+    // A top-down BMP (negative height) declaring 8 x 16777214 pixels: stb_image 2.27's header
+    // query reports the height as negative, which skipped the decoded-size check (found by the
+    // image_folder fuzzer: 335 MB decoded from 157 bytes). A small top-down BMP still decodes.
+    TempDir tmp;
+    const fs::path root = tmp.path / "root";
+    const auto bmp = [](std::int32_t w, std::int32_t h) {
+        Bytes b = {'B', 'M', 0, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 40, 0, 0, 0};
+        for (std::int32_t v : {w, h})
+            for (int i = 0; i < 4; ++i) b.push_back(std::uint8_t(std::uint32_t(v) >> (8 * i)));
+        b.insert(b.end(), {1, 0, 24, 0});  // one plane, 24 bits per pixel, no compression
+        b.resize(54, 0);
+        const std::size_t row = (std::size_t(w) * 3 + 3) / 4 * 4;
+        for (std::size_t i = 0; i < row * std::size_t(h < 0 ? -std::int64_t(h) : h); ++i)
+            b.push_back(std::uint8_t(i * 7));
+        return b;
+    };
+    Bytes huge = bmp(8, 1);
+    const std::int32_t height = -16777214;
+    for (int i = 0; i < 4; ++i) huge[22 + i] = std::uint8_t(std::uint32_t(height) >> (8 * i));
+    write_bytes(root / "a" / "huge.bmp", huge);
+    write_bytes(root / "a" / "small.bmp", bmp(4, -3));
+    const auto ds = ImageFolderDataset::new_classification(root);
+    EXPECT_BURN_ERROR(ds.get(0), "is 8x16777214 with 3 channels: 402653136 bytes decoded");
+    const auto small = ds.get(1);
+    ASSERT_TRUE(small.has_value());
+    EXPECT_EQ(small->width, 4u);
+    EXPECT_EQ(small->height, 3u);
+}
+
 TEST(ImageFolderDataset, ExplicitItems) {
     TempDir tmp;
     write_png(tmp.path / "x.png", 2, 2, 1, 1);
