@@ -17,6 +17,8 @@
 #include <random>
 #include <system_error>
 
+#include "../temp_files.hpp"
+
 namespace burn::data::detail {
 namespace {
 
@@ -108,62 +110,6 @@ void harden(sqlite3* db) {
 /// final file (they rename a new one over it), so the lock blocks none of ours.
 void hold_read_lock(sqlite3* db) {
     sqlite3_exec(db, "PRAGMA locking_mode = EXCLUSIVE", nullptr, nullptr, nullptr);
-}
-
-// -------------------------------------------------------------------------- temporaries
-/// A random suffix for temporary files, unique per process and call: ".tmp-<pid>-<12 hex>".
-std::string temp_suffix() {
-    static std::atomic<std::uint64_t> counter{0};
-    static const std::uint64_t base = [] {
-        std::random_device rd;
-        return (std::uint64_t(rd()) << 32) ^ rd();
-    }();
-    std::uint64_t x = base + 0x9E3779B97F4A7C15ULL * (counter.fetch_add(1) + 1);
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    x ^= x >> 31;
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string s = ".tmp-" + std::to_string(::getpid()) + "-";
-    for (int i = 0; i < 12; ++i) s += digits[(x >> (4 * i)) & 15];
-    return s;
-}
-
-/// Removes `<name>.tmp-<pid>-<12 hex>` files (and their SQLite side files) that writers to
-/// `target` left when their process was killed; those of running processes are left alone.
-void remove_stale_temporaries(const fs::path& target) {
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    const std::string prefix = target.filename().string() + ".tmp-";
-    std::error_code ec;
-    fs::directory_iterator it(dir, ec), end;
-    for (; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        if (!name.starts_with(prefix)) continue;
-        std::string_view rest = std::string_view(name).substr(prefix.size());
-        for (const char* side : {"-journal", "-wal", "-shm"})
-            if (rest.ends_with(side)) rest.remove_suffix(std::strlen(side));
-        const auto dash = rest.find('-');
-        if (dash == std::string_view::npos || dash == 0 || rest.size() - dash - 1 != 12) continue;
-        long long pid = 0;
-        bool digits = true;
-        for (const char c : rest.substr(0, dash)) {
-            if (c < '0' || c > '9' || pid > (1LL << 40)) digits = false;
-            else pid = pid * 10 + (c - '0');
-        }
-        if (!digits || pid <= 0 || pid == ::getpid()) continue;
-        if (rest.substr(dash + 1).find_first_not_of("0123456789abcdef") != std::string_view::npos)
-            continue;
-        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // running
-        std::error_code ignored;
-        fs::remove(it->path(), ignored);
-    }
-}
-
-void sync_path(const fs::path& path, bool directory) {
-    const int fd = ::open(path.empty() ? "." : path.c_str(),
-                          (directory ? O_RDONLY | O_DIRECTORY : O_RDWR) | O_CLOEXEC);
-    if (fd < 0) return;
-    (void)::fsync(fd);
-    ::close(fd);
 }
 
 }  // namespace
@@ -638,9 +584,9 @@ SqliteWriterCore::SqliteWriterCore(const fs::path& file, SqliteExisting existing
             w.fail("new", "cannot create the directory '", file.parent_path().string(),
                    "': ", ec.message());
     }
-    remove_stale_temporaries(file);
+    ::burn::detail::remove_stale_temporaries(file, {"-journal", "-wal", "-shm"});
     w.tmp = file;
-    w.tmp += temp_suffix();
+    w.tmp += ::burn::detail::temp_file_suffix();
     try {
         if (exists && existing == SqliteExisting::KeepSplits) {
             fs::copy_file(file, w.tmp, ec);
@@ -769,12 +715,12 @@ void SqliteWriterCore::finish() {
     if (w.finished) w.fail("set_completed", "the writer is completed already");
     w.exec("set_completed", "COMMIT");
     w.close();
-    sync_path(w.tmp, false);
+    ::burn::detail::sync_path(w.tmp, false);
     if (::rename(w.tmp.c_str(), w.target.c_str()) != 0)
         w.fail("set_completed", "cannot rename the temporary file '", w.tmp.string(),
                "' over it: ", std::strerror(errno));
     w.finished = true;
-    sync_path(w.target.parent_path(), true);
+    ::burn::detail::sync_path(w.target.parent_path(), true);
 }
 
 bool SqliteWriterCore::finished() const {

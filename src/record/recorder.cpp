@@ -13,6 +13,7 @@
 #include <random>
 #include <string>
 
+#include "../temp_files.hpp"
 #include "record_io.hpp"
 
 namespace burn::record::detail {
@@ -150,32 +151,6 @@ std::uint64_t estimated_size(const Record& r, const RecorderSpec& spec) {
         r.value());
 }
 
-/// A random suffix for temporary files: unique per process and call.
-std::string temp_suffix() {
-    static std::atomic<std::uint64_t> counter{0};
-    static const std::uint64_t base = [] {
-        std::random_device rd;
-        return (std::uint64_t(rd()) << 32) ^ rd();
-    }();
-    std::uint64_t x = base + 0x9E3779B97F4A7C15ULL * (counter.fetch_add(1) + 1);
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    x ^= x >> 31;
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string s = ".tmp-" + std::to_string(::getpid()) + "-";
-    for (int i = 0; i < 12; ++i) s += digits[(x >> (4 * i)) & 15];
-    return s;
-}
-
-/// Flushes the directory entry of a rename to disk (best effort: not every file system allows
-/// opening a directory).
-void sync_directory(const fs::path& dir) {
-    const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return;
-    (void)::fsync(fd);
-    ::close(fd);
-}
-
 }  // namespace
 
 int checked_gzip_level(std::string_view recorder, int level) {
@@ -228,45 +203,11 @@ fs::path record_to_file(const Record& record, const fs::path& path, const Record
     return target;
 }
 
-namespace {
-
-/// Removes the temporary files that earlier saves to `target` left behind when their process
-/// was killed: `<name>.tmp-<pid>-<12 hex digits>` of a process that no longer runs. Temporaries
-/// of running processes (a save in progress) are left alone.
-void remove_stale_temporaries(const fs::path& target) {
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    const std::string prefix = target.filename().string() + ".tmp-";
-    std::error_code ec;
-    fs::directory_iterator it(dir, ec), end;
-    for (; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        if (!name.starts_with(prefix)) continue;
-        const std::string_view rest = std::string_view(name).substr(prefix.size());
-        const auto dash = rest.find('-');
-        if (dash == std::string_view::npos || dash == 0 || rest.size() - dash - 1 != 12) continue;
-        long long pid = 0;
-        bool digits = true;
-        for (const char c : rest.substr(0, dash)) {
-            if (c < '0' || c > '9' || pid > (1LL << 40)) digits = false;
-            else pid = pid * 10 + (c - '0');
-        }
-        if (!digits || pid <= 0) continue;
-        if (rest.substr(dash + 1).find_first_not_of("0123456789abcdef") != std::string_view::npos)
-            continue;
-        if (pid == ::getpid()) continue;
-        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // still running
-        std::error_code ignored;
-        fs::remove(it->path(), ignored);
-    }
-}
-
-}  // namespace
-
 void write_file_atomically(const fs::path& target, const Context& ctx,
                            const std::function<void(Sink&)>& write) {
-    remove_stale_temporaries(target);
+    ::burn::detail::remove_stale_temporaries(target);
     fs::path tmp = target;
-    tmp += temp_suffix();
+    tmp += ::burn::detail::temp_file_suffix();
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0)
         ctx.fail("cannot create the temporary file ", tmp.string(), ": ", std::strerror(errno));
@@ -287,7 +228,7 @@ void write_file_atomically(const fs::path& target, const Context& ctx,
         ::unlink(tmp.c_str());
         throw;
     }
-    sync_directory(target.parent_path());
+    ::burn::detail::sync_path(target.parent_path(), true);
 }
 
 Record record_from_file(const fs::path& path, const RecorderSpec& spec) {
