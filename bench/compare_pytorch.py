@@ -49,6 +49,10 @@ CASES = {
     "transpose_contiguous/4096x4096": (lambda: (rand(SIDE, SIDE),), lambda a: a.t().contiguous()),
     "random_uniform/16M": (lambda: (), lambda: torch.rand(N16M // SIDE, SIDE)),
     "random_normal/16M": (lambda: (), lambda: torch.randn(N16M // SIDE, SIDE)),
+    # Burn's README GELU as tensor ops, eager (bench/fusion.cpp: Fusion<Cpu<float>> runs it as one
+    # fused program; gelu_custom_unfused/64M is Cpu<float>).
+    "gelu_custom/64M": (lambda: (rand(16384, 4096) * 8 - 4,),
+                        lambda x: x * (torch.erf(x / 2 ** 0.5) + 1) / 2),
 }
 
 
@@ -305,6 +309,16 @@ def main():
             extra_b = f" ({MATMUL_FLOPS[name] / b * 1e-9:.0f} GFLOP/s)"
             extra_t = f" ({MATMUL_FLOPS[name] / t * 1e-9:.0f} GFLOP/s)"
         print(f"| {name} | {fmt_time(b)}{extra_b} | {fmt_time(t)}{extra_t} | {t / b:.2f} |")
+
+    # burn-only: fused against unfused on the same machine (bench/fusion.cpp).
+    fused = [n for n in burn if n.replace("/", "_unfused/", 1) in burn]
+    if fused:
+        print()
+        print("| case | Fusion<Cpu<float>> | Cpu<float> | speed-up |")
+        print("|---|---:|---:|---:|")
+        for name in fused:
+            f, u = burn[name], burn[name.replace("/", "_unfused/", 1)]
+            print(f"| {name} | {fmt_time(f)} | {fmt_time(u)} | {u / f:.2f}x |")
 
     # burn-only cases: a training step by hand on the inner backend, next to the Autodiff one.
     manual = [n for n in burn if n.endswith("/manual") and n.replace("/manual", "/fwd_bwd") in burn]

@@ -101,6 +101,7 @@ int run(const Options& o, const typename B::Device& device) {
 
 /// The backends this build has (backend_<name>.cpp).
 int run_cpu(const Options& o);
+int run_cpu_fusion(const Options& o);
 int run_vulkan(const Options& o);
 int run_cuda(const Options& o);
 

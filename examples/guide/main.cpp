@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // guide: the Burn book's guide (model, data, training, backend, inference) as one program.
 //
-//   guide train [--backend cpu|vulkan|cuda] [--dataset fashion-mnist|mnist] [--epochs N]
+//   guide train [--backend cpu|cpu-fusion|vulkan|cuda] [--dataset fashion-mnist|mnist] [--epochs N]
 //               [--artifact-dir DIR] [--batch-size N] [--num-workers N] [--lr X] [--seed N]
 //               [--train-items N] [--test-items N]
-//   guide infer [--backend cpu|vulkan|cuda] [--dataset fashion-mnist|mnist] [--artifact-dir DIR]
+//   guide infer [--backend cpu|cpu-fusion|vulkan|cuda] [--dataset fashion-mnist|mnist]
+//   [--artifact-dir DIR]
 //               [--index I] [--count N] [--min-accuracy X]
 //
 // `train` trains the book's model with the Learner (live progress on a terminal, plain lines
@@ -12,8 +13,9 @@
 // model under the artifact directory (default /tmp/guide). `infer` loads config.json and the
 // model and predicts test images, printing the predicted and expected labels. Fashion-MNIST comes
 // from Debian's dataset-fashion-mnist package (no network); MNIST is downloaded on first use.
-// --backend picks the backend, as the book's main.rs does (cpu by default; vulkan and cuda when
-// the build has them). docs/guide.md walks through the code.
+// --backend picks the backend, as the book's main.rs does (cpu by default; cpu-fusion is the cpu
+// backend with kernel fusion, Fusion<Cpu<float>>; vulkan and cuda when the build has them).
+// docs/guide.md walks through the code.
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -29,16 +31,18 @@ using guide::Options;
 
 void usage(std::ostream& os) {
     os << "usage:\n"
-          "  guide train [--backend cpu|vulkan|cuda] [--dataset fashion-mnist|mnist] [--epochs N] "
+          "  guide train [--backend cpu|cpu-fusion|vulkan|cuda] [--dataset fashion-mnist|mnist] "
+          "[--epochs N] "
           "[--artifact-dir DIR]\n"
           "              [--batch-size N] [--num-workers N] [--lr X] [--seed N]\n"
           "              [--train-items N] [--test-items N]\n"
-          "  guide infer [--backend cpu|vulkan|cuda] [--dataset fashion-mnist|mnist] "
+          "  guide infer [--backend cpu|cpu-fusion|vulkan|cuda] [--dataset fashion-mnist|mnist] "
           "[--artifact-dir DIR] [--index I] [--count N]\n"
           "              [--min-accuracy X]\n"
           "\n"
-          "  --backend       cpu (default), vulkan or cuda: where the model trains or infers\n"
-          "                  (vulkan and cuda when the build has them: device 0)\n"
+          "  --backend       cpu (default), cpu-fusion, vulkan or cuda: where the model trains or\n"
+          "                  infers (cpu-fusion: the cpu backend with kernel fusion; vulkan and\n"
+          "                  cuda when the build has them: device 0)\n"
           "  --dataset       fashion-mnist (default; Debian's dataset-fashion-mnist) or mnist\n"
           "  --epochs        training epochs (default 10, the book's)\n"
           "  --artifact-dir  where config.json, checkpoints, logs, plots and the model go\n"
@@ -86,9 +90,10 @@ Options parse(int argc, char** argv) {
             std::exit(0);
         } else if (a == "--backend") {
             o.backend = value();
-            if (o.backend != "cpu" && o.backend != "vulkan" && o.backend != "cuda")
-                throw std::invalid_argument("--backend: expected cpu, vulkan or cuda, got '" +
-                                            o.backend + "'");
+            if (o.backend != "cpu" && o.backend != "cpu-fusion" && o.backend != "vulkan" &&
+                o.backend != "cuda")
+                throw std::invalid_argument(
+                    "--backend: expected cpu, cpu-fusion, vulkan or cuda, got '" + o.backend + "'");
         } else if (a == "--dataset") {
             const std::string v = value();
             if (v == "fashion-mnist") o.kind = burn::data::MnistKind::Fashion;
@@ -120,13 +125,15 @@ int main(int argc, char** argv) {
         const Options o = parse(argc, argv);
         // The book's main.rs picks the backend here.
         if (o.backend == "cpu") return guide::run_cpu(o);
+        if (o.backend == "cpu-fusion") return guide::run_cpu_fusion(o);
 #ifdef BURN_EXAMPLE_WITH_VULKAN
         if (o.backend == "vulkan") return guide::run_vulkan(o);
 #endif
 #ifdef BURN_EXAMPLE_WITH_CUDA
         if (o.backend == "cuda") return guide::run_cuda(o);
 #endif
-        std::cerr << "guide: this build has no backend '" << o.backend << "' (built: cpu"
+        std::cerr << "guide: this build has no backend '" << o.backend
+                  << "' (built: cpu, cpu-fusion"
 #ifdef BURN_EXAMPLE_WITH_VULKAN
                   << ", vulkan"
 #endif

@@ -12,6 +12,9 @@
 #ifdef BURN_TEST_CUDA
 #include <burn/backend/cuda.hpp>
 #endif
+#ifdef BURN_TEST_FUSION
+#include <burn/fusion/fusion.hpp>
+#endif
 #include <array>
 #include <burn/burn.hpp>
 #include <burn/config/json.hpp>  // opt-in JSON interop: configs <-> nlohmann::json
@@ -27,11 +30,14 @@ namespace burn::testing {
 /// Every backend the suite runs on. A new backend adds one line here. The Vulkan and CUDA
 /// backends' instances of the suite are separate executables (burn_tensor_tests_vulkan, built
 /// with BURN_TEST_VULKAN; burn_tensor_tests_cuda, with BURN_TEST_CUDA), so that the CPU suite
-/// does not depend on a GPU driver.
+/// does not depend on a GPU driver; so is the instance on Fusion<Cpu<float>>
+/// (burn_tensor_tests_fusion, BURN_TEST_FUSION).
 #if defined(BURN_TEST_VULKAN)
 using Backends = ::testing::Types<Vulkan<>, Autodiff<Vulkan<>>>;
 #elif defined(BURN_TEST_CUDA)
 using Backends = ::testing::Types<Cuda<>, Autodiff<Cuda<>>>;
+#elif defined(BURN_TEST_FUSION)
+using Backends = ::testing::Types<Fusion<Cpu<float>>, Autodiff<Fusion<Cpu<float>>>>;
 #else
 using Backends = ::testing::Types<Cpu<float>, Cpu<double>, Autodiff<Cpu<float>>>;
 #endif
@@ -45,6 +51,8 @@ using Backends = ::testing::Types<Cpu<float>, Cpu<double>, Autodiff<Cpu<float>>>
 using TestFloatBackend = Vulkan<>;
 #elif defined(BURN_TEST_CUDA)
 using TestFloatBackend = Cuda<>;
+#elif defined(BURN_TEST_FUSION)
+using TestFloatBackend = Fusion<Cpu<float>>;
 #else
 using TestFloatBackend = Cpu<float>;
 #endif

@@ -4,7 +4,9 @@
 // division by zero. Expected values: tests/fixtures/numeric.json (gen_numeric.py, torch float64).
 // Every family runs on contiguous, transposed, flipped and step-2 sliced inputs, and with the
 // left or right operand moved in (the in-place path of the backend).
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -284,6 +286,29 @@ TYPED_TEST(ArithTest, FloatDivisionByZeroFollowsIeee) {
     EXPECT_TRUE(close_to(a.rem(b), expected(c, "rem")));  // nan for zero divisors, as torch
     EXPECT_TRUE(close_to(a.div_scalar(0.0), expected(c, "div_s0")));
     EXPECT_TRUE(close_to(a / 0.0, expected(c, "div_s0")));
+}
+
+TYPED_TEST(ArithTest, DivisionByAPowerOfTwoIsExact) {
+    // The CPU backend multiplies by the reciprocal of a power-of-two divisor: the same correctly
+    // rounded result as the division, subnormals and overflow included (checked against the host
+    // division of the stored values).
+    using B = TypeParam;
+    if constexpr (!burn::testing::cpu_backend<B>)
+        GTEST_SKIP() << "GPU divisions need not be correctly rounded, nor keep subnormals";
+    using F = typename B::FloatElem;
+    const F tiny = std::numeric_limits<F>::denorm_min(), big = std::numeric_limits<F>::max();
+    const std::vector<F> xs = {F(1), F(-3), F(0.1),  tiny * F(3), std::numeric_limits<F>::min(),
+                               big,  -big,  F(7e-3), F(-0.0),     F(1e30)};
+    const auto x = Tensor<B, 1>::from_data(TensorData(xs, burn::Shape{xs.size()}));
+    const auto stored = x.to_data().template to_vec<F>();
+    for (const double d : {2.0, 0.5, 1024.0, -0.25, 3.0, 1.0 / 1024.0}) {
+        const auto got = x.div_scalar(d).to_data().template to_vec<F>();
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+            const F want = stored[i] / static_cast<F>(d);
+            EXPECT_TRUE(got[i] == want && std::signbit(got[i]) == std::signbit(want))
+                << stored[i] << " / " << d << ": got " << got[i] << ", want " << want;
+        }
+    }
 }
 
 TYPED_TEST(ArithTest, LargeStridedOperandsTakeTheParallelPath) {

@@ -2,7 +2,8 @@
 // Helpers of the Vulkan op tests: the same values on Vulkan<> and Cpu<float, int32> (the
 // reference), and views of several layouts, so that every op is checked on strided inputs.
 // Built with BURN_GPU_TEST_CUDA, the GPU backend under test (VB) is Cuda<> instead (the CUDA
-// instance of the cross-backend random programs, burn_cuda_random_program).
+// instance of the cross-backend random programs, burn_cuda_random_program); with
+// BURN_GPU_TEST_FUSION it is Fusion<Cpu<float, int32>> (burn_fusion_random_program).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,6 +11,8 @@
 #include <burn/backend/cpu.hpp>
 #ifdef BURN_GPU_TEST_CUDA
 #include <burn/backend/cuda.hpp>
+#elif defined(BURN_GPU_TEST_FUSION)
+#include <burn/fusion/fusion.hpp>
 #else
 #include <burn/backend/vulkan.hpp>
 #endif
@@ -30,6 +33,10 @@ using VB = Cuda<>;
 /// The GPU backend's name in messages, and the test executable's.
 inline constexpr const char* kGpuName = "cuda";
 inline constexpr const char* kGpuSuiteName = "Cuda";
+#elif defined(BURN_GPU_TEST_FUSION)
+using VB = Fusion<Cpu<float, std::int32_t>>;
+inline constexpr const char* kGpuName = "fusion";
+inline constexpr const char* kGpuSuiteName = "Fusion";
 #else
 using VB = Vulkan<>;
 inline constexpr const char* kGpuName = "vulkan";
@@ -66,7 +73,11 @@ T view_slice(T t, std::span<const SliceRange> ranges) {
 
 /// Skips the test when there is no device of the GPU backend under test (CI without lavapipe, or
 /// without a CUDA GPU), with the reason.
-#ifdef BURN_GPU_TEST_CUDA
+#if defined(BURN_GPU_TEST_FUSION)
+#define BURN_REQUIRE_VULKAN() \
+    do {                      \
+    } while (0)
+#elif defined(BURN_GPU_TEST_CUDA)
 #define BURN_REQUIRE_VULKAN()                                                                    \
     do {                                                                                         \
         if (::burn::cuda_device_count() == 0) GTEST_SKIP() << ::burn::cuda_unavailable_reason(); \

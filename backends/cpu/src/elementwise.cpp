@@ -85,6 +85,10 @@ CpuTensor Kernels::binary_scalar(BinaryOp op, CpuTensor lhs, ScalarArg rhs) {
             if (v == E(0) && op == BinaryOp::Rem)
                 detail::fail("remainder: integer division by zero");
         }
+        if (E r{}; op == BinaryOp::Div && exact_reciprocal(v, r)) {
+            binary_into(BinaryOp::Mul, dt, a, view_scalar(&r), out);
+            return;
+        }
         binary_into(op, dt, a, view_scalar(&v), out);
     });
     return out;

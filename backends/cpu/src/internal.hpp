@@ -10,9 +10,11 @@
 #include <array>
 #include <atomic>
 #include <cassert>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "burn/backend/cpu/kernels.hpp"
@@ -180,5 +182,23 @@ void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const f
 void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const double* a,
           std::size_t lda, const double* b, std::size_t ldb, double beta, double* c,
           std::size_t ldc);
+
+/// 1 / d when d is a power of two whose reciprocal is a normal E: then x / d == x * (1 / d)
+/// exactly (both are the correctly rounded x * 2^-k), and a multiply costs a fraction of a
+/// divide (binary_scalar and the fused programs use it). False for every other divisor.
+template <class E>
+bool exact_reciprocal(E d, E& r) {
+    if constexpr (!std::is_floating_point_v<E>) {
+        return false;
+    } else {
+        if (!std::isfinite(d) || d == E(0)) return false;
+        int e = 0;
+        if (std::abs(std::frexp(d, &e)) != E(0.5)) return false;
+        const E inv = E(1) / d;
+        if (!std::isnormal(inv)) return false;
+        r = inv;
+        return true;
+    }
+}
 
 }  // namespace burn::cpu

@@ -138,6 +138,9 @@ std::vector<char> compile_program(std::string_view program, std::string_view arc
             header_texts.push_back(s.text);
         }
     const std::string arch_opt = "--gpu-architecture=" + std::string(arch);
+    // A virtual architecture (compute_XX) has no cubin: its PTX is the result (the driver
+    // compiles it when loaded).
+    const bool ptx = arch.substr(0, 8) == "compute_";
     const std::vector<const char*> options = {arch_opt.c_str(), "--std=c++17",
                                               "--device-as-default-execution-space"};
 
@@ -151,9 +154,9 @@ std::vector<char> compile_program(std::string_view program, std::string_view arc
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
     const auto dir = cache_dir();
-    const auto cached =
-        dir.empty() ? std::filesystem::path{}
-                    : dir / (std::string(program) + "-" + std::string(arch) + "-" + hex + ".cubin");
+    const auto cached = dir.empty() ? std::filesystem::path{}
+                                    : dir / (std::string(program) + "-" + std::string(arch) + "-" +
+                                             hex + (ptx ? ".ptx" : ".cubin"));
     if (!cached.empty()) {
         auto data = read_file(cached);
         if (!data.empty()) return data;
@@ -179,9 +182,11 @@ std::vector<char> compile_program(std::string_view program, std::string_view arc
                              ": ", nvrtcGetErrorString(r), "\n", log);
     }
     std::size_t size = 0;
-    check_nvrtc(nvrtcGetCUBINSize(prog, &size), "cubin size", program);
+    check_nvrtc(ptx ? nvrtcGetPTXSize(prog, &size) : nvrtcGetCUBINSize(prog, &size),
+                ptx ? "ptx size" : "cubin size", program);
     std::vector<char> cubin(size);
-    check_nvrtc(nvrtcGetCUBIN(prog, cubin.data()), "cubin", program);
+    check_nvrtc(ptx ? nvrtcGetPTX(prog, cubin.data()) : nvrtcGetCUBIN(prog, cubin.data()),
+                ptx ? "ptx" : "cubin", program);
     if (!cached.empty()) write_file(cached, cubin);
     return cubin;
 }

@@ -177,7 +177,8 @@ struct KernelSource {
 std::span<const KernelSource> kernel_sources();
 
 /// The compiled code (a cubin) of program `program` ("elementwise": kernels/cuda/elementwise.cu)
-/// for `arch` ("sm_90"), from the disk cache or NVRTC. Throws burn::Error with NVRTC's log when
+/// for `arch` ("sm_90"; PTX for a virtual architecture such as "compute_90"), from the disk
+/// cache or NVRTC. Throws burn::Error with NVRTC's log when
 /// the program does not compile. Needs no GPU.
 std::vector<char> compile_program(std::string_view program, std::string_view arch);
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // burn_cuda_nvrtc_check [ARCH [PROGRAM...]]: compiles the CUDA kernel programs (kernels/cuda, as
 // embedded in the library, or those of $BURN_CUDA_KERNEL_DIR) with NVRTC for ARCH (default
-// sm_90), without a GPU, and prints NVRTC's log for each that fails. Exit status 1 if any fails.
-// CI runs it (the test cuda_kernels_compile), so kernels that do not compile fail the build's
+// sm_90; a virtual architecture such as compute_90 stops at PTX, without ptxas), without a GPU,
+// and prints NVRTC's log for each that fails. Exit status 1 if any fails. CI runs it for
+// compute_90 (the test cuda_kernels_compile), so kernels that do not compile fail the build's
 // tests even on machines without a GPU.
 #include <cstdlib>
 #include <iostream>

@@ -5,8 +5,12 @@
 // (docs/backend-extension.md): Kernels::contiguous and Kernels::empty are the usual helpers.
 #pragma once
 
+#include <span>
+#include <vector>
+
 #include "burn/backend/cpu/tensor.hpp"
 #include "burn/backend/kernels.hpp"
+#include "burn/fusion/program.hpp"
 
 namespace burn::cpu {
 
@@ -22,6 +26,10 @@ struct Kernels {
     static backend::AdamStepResult<CpuTensor> adam_step(CpuTensor param, CpuTensor grad,
                                                         CpuTensor* moment_1, CpuTensor* moment_2,
                                                         const backend::AdamHyper& h);
+    /// The fusion part (Fusion<Cpu<F>>, fusion::FusionKernelSet): runs a fused element-wise
+    /// program tile by tile through the SIMD kernels, one pass over memory (src/fused.cpp).
+    static std::vector<CpuTensor> fused_elementwise(const fusion::Program& p,
+                                                    std::span<const CpuTensor> inputs);
 };
 
 }  // namespace burn::cpu
