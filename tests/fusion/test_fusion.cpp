@@ -255,3 +255,30 @@ TEST(Fusion, ProgramLogDescribesTheOps) {
     EXPECT_NE(s.find("r2 = exp(r1)"), std::string::npos) << s;
     EXPECT_NE(s.find("outputs: r2"), std::string::npos) << s;
 }
+TEST(Fusion, ReshapedPendingTensorsKeepTheirOwnShape) {
+    // GroupNorm's pattern: a pending [2, 3, 10] result seen as [2, 6, 5] (a reshape that keeps the
+    // data in place) feeds a [2, 6, 5] chain: it is computed as its own program first, not fused
+    // at the other shape.
+    const auto xd = sample(Shape{2, 6, 5}, 21);
+    const auto gd = sample(Shape{6}, 22), bd = sample(Shape{6}, 23);
+    for (int variant = 0; variant < 3; ++variant) {
+        const auto run = [&](auto tag) {
+            using BB = decltype(tag);
+            const auto x = Tensor<BB, 3>::from_data(xd);
+            const auto grouped = x.template reshape<3>(std::array<std::int64_t, 3>{2, 3, -1});
+            const auto centered = grouped - grouped.mean_dim(2);
+            const auto var = (centered * centered).mean_dim(2);
+            auto y = (centered / (var + 1e-5).sqrt()).template reshape<3>(Shape{2, 6, 5});
+            if (variant >= 1)
+                y = y * Tensor<BB, 1>::from_data(gd).template reshape<3>(Shape{1, 6, 1});
+            if (variant >= 2)
+                y = y + Tensor<BB, 1>::from_data(bd).template reshape<3>(Shape{1, 6, 1});
+            return y.to_data();
+        };
+        const auto f = run(FB{});
+        const auto c = run(CB{});
+        const auto a = f.as_span<float>(), b = c.as_span<float>();
+        for (std::size_t i = 0; i < a.size(); ++i)
+            ASSERT_NEAR(a[i], b[i], 1e-5) << variant << " " << i;
+    }
+}

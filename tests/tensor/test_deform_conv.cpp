@@ -157,7 +157,11 @@ TYPED_TEST(DeformConvTest, LargeImagesProcessedInChunks) {
     DeformConvOptions<2> o;
     o.padding = {1, 1};
     o.offset_groups = 2;
-    const std::size_t b = 2, c = 64, h = 64, w = 64, co = 4;
+    // The CPU backend processes large images in chunks of its im2col panel; the GPU backends
+    // build the whole panel, for which a smaller image keeps the run on lavapipe (the CPU Vulkan
+    // driver of CI) short.
+    constexpr bool chunked = burn::testing::cpu_backend<B>;
+    const std::size_t b = 2, c = chunked ? 64 : 16, h = chunked ? 64 : 32, w = h, co = 4;
     const auto x = U(Shape{b, c, h, w}, -1, 1);
     const auto offset = U(Shape{b, 2 * 2 * 9, h, w}, -2, 2);
     const auto mask = U(Shape{b, 2 * 9, h, w}, 0, 1);

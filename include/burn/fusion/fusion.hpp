@@ -79,6 +79,7 @@ template <class KS>
 struct Node {
     Instr instr;
     std::vector<LazyTensor<KS>> inputs;
+    Shape shape;           ///< the result's shape (its buffer is dense, row-major)
     std::size_t size = 1;  ///< instructions of the pending chain ending here (an upper bound)
 };
 
@@ -136,9 +137,10 @@ private:
             return kLeaf | static_cast<std::uint32_t>(leaves.size() - 1);
         }
         /// A pending operand joins the program when it is the whole of its buffer, of the
-        /// program's shape (a broadcast or other view of it is computed first).
+        /// program's shape (a broadcast, reshape or other view of it is computed first).
         bool fusable_in_place(const Tensor& x) const {
-            return x.shape == p.shape && x.offset == 0 && x.is_contiguous();
+            return x.shape == p.shape && x.buffer->node->shape == p.shape && x.offset == 0 &&
+                   x.is_contiguous();
         }
         std::uint32_t visit(const LazyPtr& l) {
             Instr ins = l->node->instr;
@@ -182,20 +184,8 @@ private:
     static void compute(const LazyPtr& l) {
         std::lock_guard<std::recursive_mutex> guard(detail::graph_mutex());
         if (l->value) return;
-        Shape shape;
-        {
-            // The root's shape: that of the node's result, kept by the node's output layout.
-            shape = result_shape(*l->node);
-        }
         Builder b;
-        b.run(l, shape);
-    }
-    /// The shape of a node's result: the broadcast of its operands' (mask_where and mask_fill:
-    /// the first operand's).
-    static Shape result_shape(const Node<KS>& n) {
-        const auto k = n.instr.kind;
-        if (k == OpKind::Where || k == OpKind::Fill || arity(k) == 1) return n.inputs[0].shape;
-        return broadcast_shapes(n.inputs[0].shape, n.inputs[1].shape, "fusion");
+        b.run(l, l->node->shape);
     }
 
     /// The inner tensor viewed as `t` (computing it first).
@@ -391,7 +381,9 @@ private:
     /// The chain length an operand brings into a program of shape `s`.
     static std::size_t chain(const T& x, const Shape& s) {
         const auto& l = *x.buffer;
-        if (l.value || !l.node || x.shape != s || x.offset != 0 || !x.is_contiguous()) return 0;
+        if (l.value || !l.node || x.shape != s || l.node->shape != s || x.offset != 0 ||
+            !x.is_contiguous())
+            return 0;
         return l.node->size;
     }
     static T record(Instr ins, const Shape& shape, std::vector<T> inputs) {
@@ -410,7 +402,8 @@ private:
         out.dtype = ins.dtype;
         out.device = inputs[0].device;
         out.buffer = std::make_shared<Lazy<KS>>();
-        out.buffer->node = std::make_unique<Node<KS>>(Node<KS>{ins, std::move(inputs), size});
+        out.buffer->node =
+            std::make_unique<Node<KS>>(Node<KS>{ins, std::move(inputs), shape, size});
         return out;
     }
 };
