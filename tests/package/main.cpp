@@ -5,6 +5,7 @@
 #include <burn/backend/cpu.hpp>
 #include <burn/burn.hpp>
 #include <burn/data/sqlite.hpp>  // opt-in: links SQLite through the package's dependencies
+#include <burn/fusion/fusion.hpp>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -27,6 +28,16 @@ int main() {
         std::cerr << "package consumer: expected gradient sum 12, got " << g << "\n";
         return 1;
     }
+    // Kernel fusion through the installed headers and libraries: three element-wise ops, one
+    // fused program.
+    using FB = burn::Fusion<B>;
+    burn::fusion::reset_stats();
+    const auto f = ((burn::Tensor<FB, 2>::ones({2, 3}) * 3.0 + 1.0).sqrt()).sum().into_scalar();
+    if (f != 12 || burn::fusion::stats().programs != 1) {
+        std::cerr << "package consumer: expected a fused sum 12 from one program, got " << f
+                  << " from " << burn::fusion::stats().programs << "\n";
+        return 1;
+    }
     // An SQLite dataset written and read back through the installed library.
     const auto db = std::filesystem::temp_directory_path() /
                     ("burn_package_consumer_" + std::to_string(::getpid()) + ".db");
@@ -39,6 +50,6 @@ int main() {
         return 1;
     }
     std::cout << "package consumer: ok (sum = " << value << ", gradient sum = " << g
-              << ", SQLite dataset read back)\n";
+              << ", fused sum = " << f << ", SQLite dataset read back)\n";
     return 0;
 }
