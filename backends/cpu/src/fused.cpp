@@ -185,7 +185,6 @@ struct Runner {
     const Program& p;
     std::vector<View> inputs;
     std::vector<std::byte*> out_base;  // per register: the output's data, or null
-    std::size_t regs;
 
     void tile(std::size_t begin, std::size_t n, std::vector<std::byte*>& reg,
               std::byte* scratch) const {
@@ -277,6 +276,7 @@ struct Runner {
     void run() const {
         const std::size_t total = p.shape.num_elements();
         const std::size_t tiles = (total + kTile - 1) / kTile;
+        const std::size_t regs = p.num_registers();
         const std::size_t scratch_bytes = regs * kTile * sizeof(E);
         const auto body = [&](std::size_t t0, std::size_t t1) {
             thread_local std::vector<std::byte> scratch;
@@ -329,7 +329,7 @@ std::vector<CpuTensor> Kernels::fused_elementwise(const fusion::Program& p,
     for (const auto& t : inputs) views.push_back(view_of(t, p.shape));
     dispatch_float(fdt, "fusion", [&](auto e) {
         using E = decltype(e);
-        Runner<E>{p, views, out_base, p.num_registers()}.run();
+        Runner<E>{p, views, out_base}.run();
     });
     return outs;
 }

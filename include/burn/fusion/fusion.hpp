@@ -101,8 +101,6 @@ struct Kernels {
 private:
     using LazyPtr = std::shared_ptr<Lazy<KS>>;
 
-    static bool fusable_float(DType d) { return d == DType::F32 || d == DType::F64; }
-
     // ---- computing pending tensors -----------------------------------------------------------
     /// Gathers the pending nodes of the root's shape into one program and runs it.
     struct Builder {
@@ -188,24 +186,24 @@ private:
         b.run(l, l->node->shape);
     }
 
-    /// The inner tensor viewed as `t` (computing it first).
-    static IT inner_view(const Tensor& t) {
-        compute(t.buffer);
-        IT r = *t.buffer->value;
+    /// The inner tensor `r` (a computed buffer) seen through t's layout, dtype and quantization.
+    static IT viewed_as(IT r, const Tensor& t) {
         static_cast<backend::StridedLayout&>(r) = static_cast<const backend::StridedLayout&>(t);
         r.dtype = t.dtype;
         r.qinfo = t.qinfo;
         return r;
+    }
+    /// The inner tensor viewed as `t` (computing it first).
+    static IT inner_view(const Tensor& t) {
+        compute(t.buffer);
+        return viewed_as(*t.buffer->value, t);
     }
     /// As inner_view, moving the inner buffer out when `t` is its only handle (so that the inner
     /// kernel may work in place).
     static IT take(Tensor&& t) {
         compute(t.buffer);
         if (t.buffer.use_count() != 1) return inner_view(t);
-        IT r = std::move(*t.buffer->value);
-        static_cast<backend::StridedLayout&>(r) = static_cast<const backend::StridedLayout&>(t);
-        r.dtype = t.dtype;
-        r.qinfo = t.qinfo;
+        IT r = viewed_as(std::move(*t.buffer->value), t);
         t.buffer.reset();
         return r;
     }
@@ -372,7 +370,6 @@ struct RecordingKernels : Kernels<KS> {
     }
 
 private:
-    using LazyPtr = std::shared_ptr<Lazy<KS>>;
     static bool fusable_float(DType d) { return d == DType::F32 || d == DType::F64; }
     template <class E>
     static std::uint8_t code(E e) {
