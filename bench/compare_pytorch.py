@@ -46,6 +46,8 @@ CASES = {
     "exp/16M": (lambda: (rand(N16M // SIDE, SIDE),), torch.exp),
     "sum/4096x4096": (lambda: (rand(SIDE, SIDE),), lambda a: a.sum()),
     "sum_dim1/4096x4096": (lambda: (rand(SIDE, SIDE),), lambda a: a.sum(1, keepdim=True)),
+    "sum_dim0/4096x4096": (lambda: (rand(SIDE, SIDE),), lambda a: a.sum(0, keepdim=True)),
+    "mean_dim1/4096x4096": (lambda: (rand(SIDE, SIDE),), lambda a: a.mean(1, keepdim=True)),
     "transpose_contiguous/4096x4096": (lambda: (rand(SIDE, SIDE),), lambda a: a.t().contiguous()),
     "random_uniform/16M": (lambda: (), lambda: torch.rand(N16M // SIDE, SIDE)),
     "random_normal/16M": (lambda: (), lambda: torch.randn(N16M // SIDE, SIDE)),

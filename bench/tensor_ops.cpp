@@ -39,9 +39,9 @@ void matmul_batched(benchmark::State& state) {
         T3 c = x.matmul(y);
         benchmark::DoNotOptimize(c);
     }
-    state.counters["GFLOP/s"] = benchmark::Counter(
-        2.0 * double(b) * double(n) * double(n) * double(n) * 1e-9,
-        benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(2.0 * double(b) * double(n) * double(n) * double(n) * 1e-9,
+                           benchmark::Counter::kIsIterationInvariantRate);
 }
 
 template <class Op>
@@ -62,16 +62,20 @@ void sum_all(benchmark::State& state) {
         auto s = a.sum();
         benchmark::DoNotOptimize(s);
     }
-    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * kSide * kSide * sizeof(float)));
+    state.SetBytesProcessed(
+        static_cast<std::int64_t>(state.iterations() * kSide * kSide * sizeof(float)));
 }
 
-void sum_dim1(benchmark::State& state) {
+/// A reduction along one dim of a [4096, 4096] tensor (the dim is kept, with size 1).
+template <auto Op, int Dim>
+void reduce_dim(benchmark::State& state) {
     const T2 a = rand2(kSide, kSide);
     for (auto _ : state) {
-        T2 s = a.sum_dim(1);
+        T2 s = (a.*Op)(Dim);
         benchmark::DoNotOptimize(s);
     }
-    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * kSide * kSide * sizeof(float)));
+    state.SetBytesProcessed(
+        static_cast<std::int64_t>(state.iterations() * kSide * kSide * sizeof(float)));
 }
 
 void transpose_contiguous(benchmark::State& state) {
@@ -82,7 +86,8 @@ void transpose_contiguous(benchmark::State& state) {
         auto c = a.transpose().reshape<1>(burn::Shape{kSide * kSide});
         benchmark::DoNotOptimize(c);
     }
-    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * kSide * kSide * sizeof(float)));
+    state.SetBytesProcessed(
+        static_cast<std::int64_t>(state.iterations() * 2 * kSide * kSide * sizeof(float)));
 }
 
 void random_default(benchmark::State& state) {
@@ -107,21 +112,45 @@ int main(int argc, char** argv) {
     for (std::size_t n : {256, 512, 1024, 2048})
         benchmark::RegisterBenchmark(("matmul/" + std::to_string(n)).c_str(),
                                      [n](benchmark::State& s) { matmul_square(s, n); })
-            ->UseRealTime()->Unit(ms);
-    benchmark::RegisterBenchmark("matmul_batched/32x128x128", matmul_batched)->UseRealTime()->Unit(ms);
-    benchmark::RegisterBenchmark("add/16M", [](benchmark::State& s) {
-        elementwise(s, [](const T2& a, const T2& b) { return a + b; }, 2);
-    })->UseRealTime()->Unit(ms);
-    benchmark::RegisterBenchmark("mul/16M", [](benchmark::State& s) {
-        elementwise(s, [](const T2& a, const T2& b) { return a * b; }, 2);
-    })->UseRealTime()->Unit(ms);
-    benchmark::RegisterBenchmark("exp/16M", [](benchmark::State& s) {
-        elementwise(s, [](const T2& a, const T2&) { return a.exp(); }, 1);
-    })->UseRealTime()->Unit(ms);
+            ->UseRealTime()
+            ->Unit(ms);
+    benchmark::RegisterBenchmark("matmul_batched/32x128x128", matmul_batched)
+        ->UseRealTime()
+        ->Unit(ms);
+    benchmark::RegisterBenchmark("add/16M",
+                                 [](benchmark::State& s) {
+                                     elementwise(
+                                         s, [](const T2& a, const T2& b) { return a + b; }, 2);
+                                 })
+        ->UseRealTime()
+        ->Unit(ms);
+    benchmark::RegisterBenchmark("mul/16M",
+                                 [](benchmark::State& s) {
+                                     elementwise(
+                                         s, [](const T2& a, const T2& b) { return a * b; }, 2);
+                                 })
+        ->UseRealTime()
+        ->Unit(ms);
+    benchmark::RegisterBenchmark("exp/16M",
+                                 [](benchmark::State& s) {
+                                     elementwise(
+                                         s, [](const T2& a, const T2&) { return a.exp(); }, 1);
+                                 })
+        ->UseRealTime()
+        ->Unit(ms);
     benchmark::RegisterBenchmark("sum/4096x4096", sum_all)->UseRealTime()->Unit(ms);
-    benchmark::RegisterBenchmark("sum_dim1/4096x4096", sum_dim1)->UseRealTime()->Unit(ms);
+    benchmark::RegisterBenchmark("sum_dim1/4096x4096", reduce_dim<&T2::sum_dim, 1>)
+        ->UseRealTime()
+        ->Unit(ms);
+    benchmark::RegisterBenchmark("sum_dim0/4096x4096", reduce_dim<&T2::sum_dim, 0>)
+        ->UseRealTime()
+        ->Unit(ms);
+    benchmark::RegisterBenchmark("mean_dim1/4096x4096", reduce_dim<&T2::mean_dim, 1>)
+        ->UseRealTime()
+        ->Unit(ms);
     benchmark::RegisterBenchmark("transpose_contiguous/4096x4096", transpose_contiguous)
-        ->UseRealTime()->Unit(ms);
+        ->UseRealTime()
+        ->Unit(ms);
     benchmark::RegisterBenchmark("random_uniform/16M", random_default)->UseRealTime()->Unit(ms);
     benchmark::RegisterBenchmark("random_normal/16M", random_normal)->UseRealTime()->Unit(ms);
 

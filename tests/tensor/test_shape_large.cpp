@@ -63,6 +63,32 @@ TYPED_TEST(LargeLayoutTest, ViewsAndCopies) {
                 << i << "," << j;
 }
 
+TYPED_TEST(LargeLayoutTest, PermutedCopiesAndCasts) {
+    using B = TypeParam;
+    CSI_ALIASES(B);
+    // A channels-last [2, 33, 40, 35] tensor seen as [2, 35, 33, 40] (its channels dim is the one
+    // contiguous in memory, the innermost dim has a stride of 35): made dense as is, with the
+    // width flipped (a negative stride), after a cast to Int (values kept) and to Bool (zero
+    // only at the first element).
+    std::vector<double> v(2 * 33 * 40 * 35);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i % 1000);
+    const TensorData d(v, Shape{2, 33, 40, 35});
+    const auto x = Tensor<B, 4>::from_data(d);
+    const TensorData want = host::permute(d, {0, 3, 1, 2});
+    EXPECT_TRUE(matches(x.permute({0, 3, 1, 2}), want));
+    EXPECT_TRUE(matches(x.flip({2}).permute({0, 3, 1, 2}), host::flip(want, 3)));
+    const auto as_int =
+        x.permute({0, 3, 1, 2}).into_int().to_data().template to_vec<std::int64_t>();
+    const auto as_bool = x.permute({0, 3, 1, 2}).into_bool().to_data().template to_vec<bool>();
+    const auto w = want.to_vec<double>();
+    ASSERT_EQ(as_int.size(), w.size());
+    ASSERT_EQ(as_bool.size(), w.size());
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        ASSERT_EQ(static_cast<double>(as_int[i]), w[i]) << i;
+        ASSERT_EQ(as_bool[i], w[i] != 0.0) << i;
+    }
+}
+
 TYPED_TEST(LargeLayoutTest, GatherSelectScatterArgwhere) {
     using B = TypeParam;
     CSI_ALIASES(B);
