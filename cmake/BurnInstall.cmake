@@ -28,7 +28,7 @@ set(BURN_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/burn" CACHE STRING
 mark_as_advanced(BURN_INSTALL_CMAKEDIR)
 
 # Every component the package knows about; those not built here are reported as not installed.
-set(BURN_KNOWN_COMPONENTS core cpu cuda vulkan onnx)
+set(BURN_KNOWN_COMPONENTS core cpu cuda vulkan onnx distributed)
 
 # Packages a consumer must find for each component, one `find_package` argument list per entry
 # (";"-separated entries, arguments separated by spaces). Only needed when the libraries are
@@ -44,6 +44,9 @@ set(BURN_PACKAGE_DEPENDENCIES_cuda "CUDAToolkit")
 # CMake function burn_onnx_generate() (cmake/BurnOnnxGenerate.cmake); libonnx and protobuf are
 # private dependencies of the static library.
 set(BURN_PACKAGE_DEPENDENCIES_onnx "Protobuf" "ONNX CONFIG")
+# distributed: burn::distributed, the Communicator over Gloo (a shared library with its own
+# dependencies); Gloo's CMake package defines the target gloo.
+set(BURN_PACKAGE_DEPENDENCIES_distributed "Gloo CONFIG")
 set(BURN_PACKAGE_DEPENDENCIES_vulkan "Vulkan 1.3 COMPONENTS shaderc_combined" "glslang CONFIG"
     "SPIRV-Tools-opt CONFIG")
 

@@ -15,7 +15,7 @@ packages=(
     libprotobuf-dev protobuf-compiler libonnx-dev
     libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev clang-format-14
     libvulkan-dev glslc libshaderc-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-tools
-    libstb-dev libcurl4-openssl-dev libsqlite3-dev
+    libstb-dev libcurl4-openssl-dev libsqlite3-dev libgloo-dev
     dataset-fashion-mnist libonnx-testdata
 )
 
