@@ -178,9 +178,13 @@ Communicator Communicator::connect(const RendezvousOptions& o) {
 
 namespace {
 
+/// The collectives, as the ranks' check names them (reduce_scatter runs as an all-reduce).
+enum Op : std::int64_t { kAllReduce, kBroadcast, kAllGather, kBarrier, kOpCount };
+constexpr const char* kOpNames[kOpCount] = {"all_reduce", "broadcast", "all_gather", "barrier"};
+
 /// What one rank passes to a collective, compared across the ranks before it runs.
 struct Call {
-    std::int64_t op = 0;      // which collective
+    std::int64_t op = kAllReduce;
     std::int64_t arg = 0;     // reduce op, root
     std::int64_t dtype = -1;  // -1: bytes
     std::int64_t bytes = 0;
@@ -195,16 +199,12 @@ struct Call {
             for (std::int64_t d = 0; d < shape[0]; ++d) s << (d ? ", " : "") << shape[1 + d];
             s << "]";
         }
-        if (op == 0 || op == 3) s << ", " << op_name(static_cast<ReduceOp>(arg));
-        if (op == 1) s << ", root " << arg;
+        if (op == kAllReduce) s << ", " << op_name(static_cast<ReduceOp>(arg));
+        if (op == kBroadcast) s << ", root " << arg;
         return s.str();
     }
 };
-constexpr const char* kOpNames[] = {"all_reduce", "broadcast", "all_gather", "reduce_scatter",
-                                    "barrier"};
-
-Call make_call(int op, std::int64_t arg, std::int64_t dtype, std::size_t bytes,
-               const Shape* shape) {
+Call make_call(Op op, std::int64_t arg, std::int64_t dtype, std::size_t bytes, const Shape* shape) {
     Call c;
     c.op = op;
     c.arg = arg;
@@ -243,7 +243,8 @@ void run_collective(Communicator::Impl& impl, const Call& call, F&& body) {
                 for (int k = 0; k < impl.world_size; ++k) {
                     const Call& c = all[static_cast<std::size_t>(k)];
                     s << (k ? "; " : "") << "rank " << k << ": "
-                      << (c.op >= 0 && c.op < 5 ? kOpNames[c.op] : "?") << " of " << c.describe();
+                      << (c.op >= 0 && c.op < kOpCount ? kOpNames[c.op] : "?") << " of "
+                      << c.describe();
                 }
                 detail::fail("distributed::", name, ": the ranks' calls differ (", s.str(),
                              "); every rank must call the same collectives in the same order "
@@ -273,7 +274,7 @@ void reduce_bytes(Communicator::Impl& impl, std::span<std::byte> data, DType dty
                    " bytes are not a whole number of ", dtype, " values");
         const std::size_t n = data.size() / sizeof(T);
         T* p = reinterpret_cast<T*>(data.data());
-        const Call call = make_call(0, static_cast<std::int64_t>(op),
+        const Call call = make_call(kAllReduce, static_cast<std::int64_t>(op),
                                     static_cast<std::int64_t>(dtype), data.size(), shape);
         run_collective(impl, call, [&] {
             if (impl.context && n > 0) {
@@ -294,7 +295,7 @@ void broadcast_bytes(Communicator::Impl& impl, std::span<std::byte> data, int ro
                      std::int64_t dtype, const Shape* shape) {
     BURN_CHECK(root >= 0 && root < impl.world_size, "distributed::broadcast: root ", root,
                " is outside [0, ", impl.world_size, ")");
-    run_collective(impl, make_call(1, root, dtype, data.size(), shape), [&] {
+    run_collective(impl, make_call(kBroadcast, root, dtype, data.size(), shape), [&] {
         if (!impl.context || data.empty()) return;
         gloo::BroadcastOptions opts(impl.context);
         opts.setOutput(reinterpret_cast<std::uint8_t*>(data.data()), data.size());
@@ -310,7 +311,7 @@ void gather_bytes(Communicator::Impl& impl, std::span<const std::byte> in, std::
     const auto ws = static_cast<std::size_t>(impl.world_size);
     BURN_CHECK(out.size() == in.size() * ws, "distributed::all_gather: the output has ", out.size(),
                " bytes, expected ", ws, " x ", in.size(), " (world size x input)");
-    run_collective(impl, make_call(2, 0, dtype, in.size(), shape), [&] {
+    run_collective(impl, make_call(kAllGather, 0, dtype, in.size(), shape), [&] {
         if (!impl.context) {
             if (!in.empty()) std::memcpy(out.data(), in.data(), in.size());
             return;
@@ -354,7 +355,7 @@ void Communicator::reduce_scatter(std::span<const std::byte> in, std::span<std::
 }
 
 void Communicator::barrier() {
-    run_collective(*impl_, make_call(4, 0, -1, 0, nullptr), [&] {
+    run_collective(*impl_, make_call(kBarrier, 0, -1, 0, nullptr), [&] {
         if (!impl_->context) return;
         gloo::BarrierOptions opts(impl_->context);
         opts.setTimeout(impl_->timeout);
