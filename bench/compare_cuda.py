@@ -77,6 +77,15 @@ def _matmul(torch, dev, args, guide):
     return (lambda: torch.matmul(a, b)), 2.0 * n ** 3 * 1e-12
 
 
+def _matmul_half(dtype_name):
+    def make(torch, dev, args, guide):
+        (n,) = args
+        dt = getattr(torch, dtype_name)
+        a, b = _rand(torch, dev, n, n).to(dt), _rand(torch, dev, n, n).to(dt)
+        return (lambda: torch.matmul(a, b)), 2.0 * n ** 3 * 1e-12
+    return make
+
+
 def _copy(torch, dev, args, guide):
     (n,) = args
     t = _flat(torch, dev, n)
@@ -198,6 +207,10 @@ CASES = {
     "BM_CudaMatmulTF32": ("TFLOPS", _matmul, "torch.matmul(a, b), TF32 on",
                           _at((4096,), "SGEMM 4096^3 with TF32: TFLOP/s, ratio vs cuBLAS"),
                           {"tf32": True}),
+    "BM_CudaMatmulBF16": ("TFLOPS", _matmul_half("bfloat16"), "torch.matmul(a, b), bf16",
+                          _at((4096,), "matmul 4096^3 bf16: >= 0.95x PyTorch"), {}),
+    "BM_CudaMatmulF16": ("TFLOPS", _matmul_half("float16"), "torch.matmul(a, b), f16",
+                         _at((4096,), "matmul 4096^3 f16: >= 0.95x PyTorch"), {}),
     "BM_CudaCopy": ("GBps", _copy, "t.clone() (burn: cudaMemcpyAsync)",
                     "(reference: device-to-device copy)", {}),
     "BM_CudaCat": ("GBps", _cat, "torch.cat([a, b]) of two dense halves",

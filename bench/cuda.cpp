@@ -121,11 +121,11 @@ struct Tf32Scope {
     bool previous;
 };
 
-void matmul(benchmark::State& state, bool tf32) {
+void matmul(benchmark::State& state, bool tf32, burn::DType dtype = burn::DType::F32) {
     if (!have_device(state)) return;
     const Tf32Scope scope(tf32);
     const auto n = static_cast<std::size_t>(state.range(0));
-    const T2 a = rand2(n, n), b = rand2(n, n);
+    const T2 a = rand2(n, n).cast(dtype), b = rand2(n, n).cast(dtype);
     const double flops = 2.0 * double(n) * double(n) * double(n);
     run_case(state, "TFLOPS", flops * kTFLOP, [&] {
         T2 c = a.matmul(b);
@@ -137,6 +137,9 @@ void matmul(benchmark::State& state, bool tf32) {
 void BM_CudaMatmul(benchmark::State& state) { matmul(state, false); }
 // The same with TF32 tensor cores (burn::set_cuda_allow_tf32(true)).
 void BM_CudaMatmulTF32(benchmark::State& state) { matmul(state, true); }
+// bf16 and f16 operands and result, f32 accumulation (cuBLASLt on tensor cores).
+void BM_CudaMatmulBF16(benchmark::State& state) { matmul(state, false, burn::DType::BF16); }
+void BM_CudaMatmulF16(benchmark::State& state) { matmul(state, false, burn::DType::F16); }
 
 // cudaMemcpyAsync of n floats between two blocks of the runtime's allocator, on its stream: the
 // device-to-device copy (what PyTorch's clone() of a dense tensor does), the bandwidth reference.
@@ -376,6 +379,8 @@ void register_cases(bool small) {
          small ? std::vector<std::int64_t>{256, 512} : std::vector<std::int64_t>{1024, 2048, 4096})
         mm->Arg(n);
     reg("BM_CudaMatmulTF32", BM_CudaMatmulTF32)->Arg(small ? 512 : 4096);
+    reg("BM_CudaMatmulBF16", BM_CudaMatmulBF16)->Arg(small ? 512 : 4096);
+    reg("BM_CudaMatmulF16", BM_CudaMatmulF16)->Arg(small ? 512 : 4096);
     reg("BM_CudaCopy", BM_CudaCopy)->Arg(elems);
     reg("BM_CudaCat", BM_CudaCat)->Arg(elems);
     reg("BM_CudaAdd", BM_CudaAdd)->Arg(elems);

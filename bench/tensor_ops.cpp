@@ -22,8 +22,8 @@ constexpr std::size_t kSide = 4096;                   // [4096, 4096] for reduct
 
 T2 rand2(std::size_t r, std::size_t c) { return T2::random({r, c}, burn::Distribution::Default()); }
 
-void matmul_square(benchmark::State& state, std::size_t n) {
-    const T2 a = rand2(n, n), b = rand2(n, n);
+void matmul_square(benchmark::State& state, std::size_t n, burn::DType dtype = burn::DType::F32) {
+    const T2 a = rand2(n, n).cast(dtype), b = rand2(n, n).cast(dtype);
     for (auto _ : state) {
         T2 c = a.matmul(b);
         benchmark::DoNotOptimize(c);
@@ -114,6 +114,11 @@ int main(int argc, char** argv) {
                                      [n](benchmark::State& s) { matmul_square(s, n); })
             ->UseRealTime()
             ->Unit(ms);
+    // bf16 operands and result (computed in f32), reported against matmul/1024.
+    benchmark::RegisterBenchmark(
+        "matmul_bf16/1024", [](benchmark::State& s) { matmul_square(s, 1024, burn::DType::BF16); })
+        ->UseRealTime()
+        ->Unit(ms);
     benchmark::RegisterBenchmark("matmul_batched/32x128x128", matmul_batched)
         ->UseRealTime()
         ->Unit(ms);

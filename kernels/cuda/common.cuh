@@ -5,10 +5,44 @@
 
 typedef unsigned char u8;
 typedef signed char i8;
+typedef short i16;
 typedef int i32;
 typedef long long i64;
 typedef unsigned int u32;
 typedef unsigned long long u64;
+
+/// Half-precision storage: the bits of an IEEE binary16 (h16) or a bfloat16 (bh16). Kernels
+/// compute in f32: to_f32 / from_f32 convert with round to nearest even, as the host does.
+struct __align__(2) h16 {
+    unsigned short bits;
+};
+struct __align__(2) bh16 {
+    unsigned short bits;
+};
+__device__ __forceinline__ float to_f32(h16 h) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
+    return f;
+}
+__device__ __forceinline__ float to_f32(bh16 h) { return __uint_as_float((u32)h.bits << 16); }
+template <class H>
+__device__ __forceinline__ H from_f32(float f);
+template <>
+__device__ __forceinline__ h16 from_f32<h16>(float f) {
+    h16 h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
+    return h;
+}
+template <>
+__device__ __forceinline__ bh16 from_f32<bh16>(float f) {
+    const u32 u = __float_as_uint(f);
+    bh16 h;
+    // NaN: quieted, sign and payload's top bits kept; others: round to nearest even.
+    h.bits = (u & 0x7fffffffu) > 0x7f800000u
+                 ? (unsigned short)((u >> 16) | 0x40u)
+                 : (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+    return h;
+}
 
 /// A strided view (backends/cuda/src/ops_common.hpp's Meta): element (c_0, .., c_{rank-1}) is at
 /// sum(c_d * strides[d]) from the pointer given with it.

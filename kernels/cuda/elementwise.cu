@@ -34,6 +34,7 @@ BURN_FILL(i64, i64)
         map1<true>(a, ma, o, n, dense, [](T x) { return x; });                           \
     }
 BURN_COPY(i8, i8)
+BURN_COPY(i16, i16)
 BURN_COPY(i32, i32)
 BURN_COPY(i64, i64)
 #undef BURN_COPY
@@ -78,6 +79,18 @@ BURN_CAST(i32, i32, u8, bool)
 BURN_CAST(i64, i64, u8, bool)
 // clang-format on
 #undef BURN_CAST
+
+/// cast_<f32|f16|bf16>_<...>: f32 to and from the half types (others go through f32).
+#define BURN_HALF_CAST(H, SFX)                                                                     \
+    extern "C" __global__ void cast_f32_##SFX(const float* a, Meta ma, H* o, i64 n, int dense) {   \
+        map1(a, ma, o, n, dense, [](float x) { return from_f32<H>(x); });                          \
+    }                                                                                              \
+    extern "C" __global__ void cast_##SFX##_f32(const H* a, Meta ma, float* o, i64 n, int dense) { \
+        map1(a, ma, o, n, dense, [](H x) { return to_f32(x); });                                   \
+    }
+BURN_HALF_CAST(h16, f16)
+BURN_HALF_CAST(bh16, bf16)
+#undef BURN_HALF_CAST
 
 // ------------------------------------------------------------------------------------------------
 // Unary maps (elementwise.hpp's U* functors)

@@ -40,6 +40,10 @@ using Backends = ::testing::Types<Cuda<>, Autodiff<Cuda<>>>;
 // Autodiff over it runs in burn_autodiff_tests_fusion, burn_nn_tests_fusion and the random
 // programs' gradient test.
 using Backends = ::testing::Types<Fusion<Cpu<float>>>;
+#elif defined(BURN_TEST_HALF)
+// Every op on f16 and bf16 tensors (burn_tensor_tests_half): the CPU backend with half-precision
+// default floats, compared with the f32 references at the dtype's tolerance.
+using Backends = ::testing::Types<Cpu<f16>, Cpu<bf16>>;
 #else
 using Backends = ::testing::Types<Cpu<float>, Cpu<double>, Autodiff<Cpu<float>>>;
 #endif
@@ -174,12 +178,44 @@ inline TensorData fixture_output(std::string_view file, std::string_view case_na
     return fixture_data(fixture(file, case_name).at("outputs").at(std::string(name)));
 }
 
-/// Tolerance suited to the backend's float type (f32 vs f64).
+/// Tolerance suited to the backend's float type (f64, f32, or the half types, whose results
+/// also carry the rounding of the f32 reference's inputs to 11 (f16) or 8 (bf16) bits).
 template <class B>
 Tolerance tolerance() {
-    if constexpr (std::is_same_v<typename B::FloatElem, double>) return {1e-10, 1e-10};
+    using F = typename B::FloatElem;
+    if constexpr (std::is_same_v<F, double>) return {1e-10, 1e-10};
+    else if constexpr (std::is_same_v<F, f16>) return {4e-3, 4e-3};
+    else if constexpr (std::is_same_v<F, bf16>) return {3e-2, 3e-2};
     else return {1e-5, 1e-5};
 }
+
+/// A float element type: float, double, burn::f16 or burn::bf16.
+template <class E>
+inline constexpr bool float_elem =
+    std::is_floating_point_v<E> || std::is_same_v<E, f16> || std::is_same_v<E, bf16>;
+
+/// `f32` on full-precision backends; on half-precision ones, four times the dtype's tolerance at
+/// least: for results that sum many products, or whose inputs' rounding is amplified (sin of
+/// values up to 10).
+template <class B>
+Tolerance loose_tolerance(Tolerance f32) {
+    if constexpr (std::is_same_v<typename B::FloatElem, f16> ||
+                  std::is_same_v<typename B::FloatElem, bf16>) {
+        const Tolerance h = tolerance<B>();
+        return {std::max(f32.atol, 4 * h.atol), std::max(f32.rtol, 4 * h.rtol)};
+    } else {
+        return f32;
+    }
+}
+
+/// Whether the backend's default float type is f16 or bf16.
+template <class B>
+inline constexpr bool half_backend =
+    std::is_same_v<typename B::FloatElem, f16> || std::is_same_v<typename B::FloatElem, bf16>;
+/// Skips a test whose values are exact in f32 but not in the backend's half-precision floats
+/// (integers above 2^11 / 2^8, sums of many terms, ties that rounding creates).
+#define BURN_REQUIRE_FULL_PRECISION(B, why) \
+    if constexpr (::burn::testing::half_backend<B>) GTEST_SKIP() << B::name() << ": " why
 
 /// Compares values (as f64) with a tolerance; reports the first mismatch via gtest.
 template <class B, std::size_t D, class K>

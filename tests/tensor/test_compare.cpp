@@ -155,6 +155,7 @@ TYPED_TEST(CompareTest, IsNanAndContainsNaN) {
 
 TYPED_TEST(CompareTest, IsCloseAndAllCloseMatchTorch) {
     using B = TypeParam;
+    BURN_REQUIRE_FULL_PRECISION(B, "differences at the edge of the tolerance, exact in f32 only");
     const std::string c = "isclose";
     auto a = input<B, 1>(c, "a");
     auto b = input<B, 1>(c, "b");

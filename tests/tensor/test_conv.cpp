@@ -6,8 +6,8 @@
 #include <array>
 #include <optional>
 #include <random>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -36,7 +36,7 @@ std::array<std::size_t, N> arr(const nlohmann::json& j) {
 template <class B>
 burn::Tolerance tol() {
     if constexpr (std::is_same_v<typename B::FloatElem, double>) return {1e-10, 1e-10};
-    else return {1e-4, 1e-4};
+    else return burn::testing::loose_tolerance<B>({1e-4, 1e-4});
 }
 
 /// Runs a conv or conv_transpose case: forward through burn::module::, backward via the backend.
@@ -76,8 +76,10 @@ void check_case(const std::string& c, bool transpose) {
         EXPECT_TRUE(close_to(Tensor<B, D>(gw), fixture_output(kFile, c, "gw"), tol<B>()));
         if (b) {
             typename B::FloatTensor gb;
-            if constexpr (N == 1) gb = B::conv1d_bias_backward(x.primitive(), b->primitive(), gy.primitive());
-            else if constexpr (N == 2) gb = B::conv2d_bias_backward(x.primitive(), b->primitive(), gy.primitive());
+            if constexpr (N == 1)
+                gb = B::conv1d_bias_backward(x.primitive(), b->primitive(), gy.primitive());
+            else if constexpr (N == 2)
+                gb = B::conv2d_bias_backward(x.primitive(), b->primitive(), gy.primitive());
             else gb = B::conv3d_bias_backward(x.primitive(), b->primitive(), gy.primitive());
             EXPECT_TRUE(close_to(Tensor<B, 1>(gb), fixture_output(kFile, c, "gb"), tol<B>()));
         }
@@ -94,39 +96,50 @@ void check_case(const std::string& c, bool transpose) {
         typename B::FloatTensor gx, gw;
         if constexpr (N == 1) {
             gx = B::conv_transpose1d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o);
-            gw = B::conv_transpose1d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o);
+            gw = B::conv_transpose1d_weight_backward(x.primitive(), w.primitive(), gy.primitive(),
+                                                     o);
         } else if constexpr (N == 2) {
             gx = B::conv_transpose2d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o);
-            gw = B::conv_transpose2d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o);
+            gw = B::conv_transpose2d_weight_backward(x.primitive(), w.primitive(), gy.primitive(),
+                                                     o);
         } else {
             gx = B::conv_transpose3d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o);
-            gw = B::conv_transpose3d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o);
+            gw = B::conv_transpose3d_weight_backward(x.primitive(), w.primitive(), gy.primitive(),
+                                                     o);
         }
         EXPECT_TRUE(close_to(Tensor<B, D>(gx), fixture_output(kFile, c, "gx"), tol<B>()));
         EXPECT_TRUE(close_to(Tensor<B, D>(gw), fixture_output(kFile, c, "gw"), tol<B>()));
         if (b) {
             typename B::FloatTensor gb;
-            if constexpr (N == 1) gb = B::conv_transpose1d_bias_backward(x.primitive(), b->primitive(), gy.primitive());
-            else if constexpr (N == 2) gb = B::conv_transpose2d_bias_backward(x.primitive(), b->primitive(), gy.primitive());
-            else gb = B::conv_transpose3d_bias_backward(x.primitive(), b->primitive(), gy.primitive());
+            if constexpr (N == 1)
+                gb = B::conv_transpose1d_bias_backward(x.primitive(), b->primitive(),
+                                                       gy.primitive());
+            else if constexpr (N == 2)
+                gb = B::conv_transpose2d_bias_backward(x.primitive(), b->primitive(),
+                                                       gy.primitive());
+            else
+                gb = B::conv_transpose3d_bias_backward(x.primitive(), b->primitive(),
+                                                       gy.primitive());
             EXPECT_TRUE(close_to(Tensor<B, 1>(gb), fixture_output(kFile, c, "gb"), tol<B>()));
         }
     }
 }
 
 TYPED_TEST(ConvTest, Conv2dOptionGrid) {
-    for (const char* c : {"conv2d_basic", "conv2d_nobias", "conv2d_stride2_pad1", "conv2d_stride_hw",
-                          "conv2d_dilation2", "conv2d_groups2", "conv2d_depthwise", "conv2d_1x1",
-                          "conv2d_1x1_stride2", "conv2d_kernel_eq_input", "conv2d_batch1_odd",
-                          "conv2d_large_pad", "conv2d_guide1", "conv2d_wide",
-                          "conv2d_implicit_dilation_groups", "conv2d_implicit_long_rows"})
+    for (const char* c :
+         {"conv2d_basic", "conv2d_nobias", "conv2d_stride2_pad1", "conv2d_stride_hw",
+          "conv2d_dilation2", "conv2d_groups2", "conv2d_depthwise", "conv2d_1x1",
+          "conv2d_1x1_stride2", "conv2d_kernel_eq_input", "conv2d_batch1_odd", "conv2d_large_pad",
+          "conv2d_guide1", "conv2d_wide", "conv2d_implicit_dilation_groups",
+          "conv2d_implicit_long_rows"})
         check_case<TypeParam, 2>(c, false);
 }
 
 TYPED_TEST(ConvTest, Conv1dAndConv3d) {
     for (const char* c : {"conv1d_basic", "conv1d_opts", "conv1d_nobias"})
         check_case<TypeParam, 1>(c, false);
-    for (const char* c : {"conv3d_basic", "conv3d_opts", "conv3d_implicit_dilation"}) check_case<TypeParam, 3>(c, false);
+    for (const char* c : {"conv3d_basic", "conv3d_opts", "conv3d_implicit_dilation"})
+        check_case<TypeParam, 3>(c, false);
 }
 
 TYPED_TEST(ConvTest, ConvTranspose) {
@@ -165,10 +178,10 @@ TYPED_TEST(ConvTest, LargeImageUsesColumnBlocks) {
         for (std::size_t c = 0; c < 16; ++c)
             for (std::size_t kh = 0; kh < 3; ++kh)
                 for (std::size_t kw = 0; kw < 3; ++kw)
-                    cols.push_back(xp.slice({burn::Slice(0, 1), burn::Slice(c, c + 1),
-                                             burn::Slice(oh + kh, oh + kh + 1),
-                                             burn::Slice(kw, kw + 64)})
-                                       .reshape(std::array<std::int64_t, 2>{1, 64}));
+                    cols.push_back(
+                        xp.slice({burn::Slice(0, 1), burn::Slice(c, c + 1),
+                                  burn::Slice(oh + kh, oh + kh + 1), burn::Slice(kw, kw + 64)})
+                            .reshape(std::array<std::int64_t, 2>{1, 64}));
         auto ref = wm.matmul(Tensor<B, 2>::cat(cols, 0));  // [8, 64]
         auto got = y.slice({burn::Slice(0, 1), burn::Slice(0, 8), burn::Slice(oh, oh + 1)})
                        .reshape(std::array<std::int64_t, 2>{8, 64});
@@ -194,11 +207,17 @@ struct DirectConv {
                         for (std::size_t ci = 0; ci < cg; ++ci)
                             for (std::size_t kh = 0; kh < KH; ++kh)
                                 for (std::size_t kw = 0; kw < KW; ++kw) {
-                                    const auto ih = static_cast<std::int64_t>(oh * sh + kh * dh) - static_cast<std::int64_t>(ph);
-                                    const auto iw = static_cast<std::int64_t>(ow * sw + kw * dw) - static_cast<std::int64_t>(pw);
-                                    if (ih < 0 || iw < 0 || ih >= static_cast<std::int64_t>(H) || iw >= static_cast<std::int64_t>(W)) continue;
+                                    const auto ih = static_cast<std::int64_t>(oh * sh + kh * dh) -
+                                                    static_cast<std::int64_t>(ph);
+                                    const auto iw = static_cast<std::int64_t>(ow * sw + kw * dw) -
+                                                    static_cast<std::int64_t>(pw);
+                                    if (ih < 0 || iw < 0 || ih >= static_cast<std::int64_t>(H) ||
+                                        iw >= static_cast<std::int64_t>(W))
+                                        continue;
                                     const std::size_t c = (o / og) * cg + ci;
-                                    const std::size_t xi = ((b * C + c) * H + static_cast<std::size_t>(ih)) * W + static_cast<std::size_t>(iw);
+                                    const std::size_t xi =
+                                        ((b * C + c) * H + static_cast<std::size_t>(ih)) * W +
+                                        static_cast<std::size_t>(iw);
                                     const std::size_t wi = ((o * cg + ci) * KH + kh) * KW + kw;
                                     y[yi] += w[wi] * x[xi];
                                     gx[xi] += w[wi] * gy[yi];
@@ -246,15 +265,17 @@ TYPED_TEST(ConvTest, RandomConfigurationsMatchDirectConvolution) {
         auto gy = Tensor<B, 4>::from_data(burn::TensorData(d.gy, ys));
         const ConvOptions<2> o{{d.sh, d.sw}, {d.ph, d.pw}, {d.dh, d.dw}, d.G};
         SCOPED_TRACE("trial " + std::to_string(trial) + ": x " + xs.to_string() + " w " +
-                     ws.to_string() + " stride " + std::to_string(d.sh) + "," + std::to_string(d.sw) +
-                     " pad " + std::to_string(d.ph) + "," + std::to_string(d.pw) + " dil " +
-                     std::to_string(d.dh) + "," + std::to_string(d.dw) + " groups " +
-                     std::to_string(d.G));
+                     ws.to_string() + " stride " + std::to_string(d.sh) + "," +
+                     std::to_string(d.sw) + " pad " + std::to_string(d.ph) + "," +
+                     std::to_string(d.pw) + " dil " + std::to_string(d.dh) + "," +
+                     std::to_string(d.dw) + " groups " + std::to_string(d.G));
         auto y = burn::module::conv2d(x, w, std::nullopt, o);
         EXPECT_TRUE(close_to(y, burn::TensorData(d.y, ys), tol<B>()));
-        auto gx = Tensor<B, 4>(B::conv2d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o));
+        auto gx =
+            Tensor<B, 4>(B::conv2d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o));
         EXPECT_TRUE(close_to(gx, burn::TensorData(d.gx, xs), tol<B>()));
-        auto gw = Tensor<B, 4>(B::conv2d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o));
+        auto gw = Tensor<B, 4>(
+            B::conv2d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o));
         EXPECT_TRUE(close_to(gw, burn::TensorData(d.gw, ws), tol<B>()));
     }
 }
@@ -274,15 +295,15 @@ TYPED_TEST(ConvTest, InvalidArguments) {
     EXPECT_BURN_ERROR(burn::module::conv2d(x, w, std::nullopt, ConvOptions<2>{.stride = {0, 1}}),
                       "conv2d: stride must be positive");
     const std::size_t negative = static_cast<std::size_t>(-1);
-    EXPECT_BURN_ERROR(burn::module::conv2d(x, w, std::nullopt,
-                                           ConvOptions<2>{.padding = {negative, 0}}),
-                      "conv2d: padding -1 is negative");
-    EXPECT_BURN_ERROR(burn::module::conv1d(Tensor<B, 3>::ones({1, 4, 2}), Tensor<B, 3>::ones({2, 4, 3}),
-                                           std::nullopt, {}),
+    EXPECT_BURN_ERROR(
+        burn::module::conv2d(x, w, std::nullopt, ConvOptions<2>{.padding = {negative, 0}}),
+        "conv2d: padding -1 is negative");
+    EXPECT_BURN_ERROR(burn::module::conv1d(Tensor<B, 3>::ones({1, 4, 2}),
+                                           Tensor<B, 3>::ones({2, 4, 3}), std::nullopt, {}),
                       "conv1d");
-    EXPECT_BURN_ERROR(burn::module::conv_transpose2d(x, Tensor<B, 4>::ones({3, 2, 3, 3}),
-                                                     std::nullopt, {}),
-                      "conv_transpose2d: input [1, 4, 5, 5] has 4 channels");
+    EXPECT_BURN_ERROR(
+        burn::module::conv_transpose2d(x, Tensor<B, 4>::ones({3, 2, 3, 3}), std::nullopt, {}),
+        "conv_transpose2d: input [1, 4, 5, 5] has 4 channels");
     EXPECT_BURN_ERROR(burn::module::conv_transpose2d(
                           x, Tensor<B, 4>::ones({4, 2, 3, 3}), std::nullopt,
                           ConvTransposeOptions<2>{.stride = {2, 2}, .padding_out = {2, 0}}),

@@ -22,7 +22,7 @@ TYPED_TEST(CreationTest, EmptyHasShapeAndDtype) {
     CSI_ALIASES(B);
     auto f = F3::empty({2, 3, 4});
     EXPECT_EQ(f.shape(), Shape({2, 3, 4}));
-    EXPECT_EQ(f.to_data().dtype, B::float_dtype);
+    EXPECT_EQ(f.to_data().dtype, B::default_float_dtype);
     EXPECT_EQ(f.to_data().num_elements(), 24u);
     auto i = I2::empty({5, 1});
     EXPECT_EQ(i.shape(), Shape({5, 1}));

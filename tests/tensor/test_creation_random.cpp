@@ -43,14 +43,16 @@ TYPED_TEST(RandomTest, FloatDefaultIsUniform01) {
     B::seed(1);
     auto t = F2::random({400, 500});
     EXPECT_EQ(t.shape(), Shape({400, 500}));
-    EXPECT_EQ(t.to_data().dtype, B::float_dtype);
+    EXPECT_EQ(t.to_data().dtype, B::default_float_dtype);
     const auto v = values(t);
     const Stats s = stats(v);
     EXPECT_GE(s.min, 0.0);
     EXPECT_LT(s.max, 1.0);
     EXPECT_NEAR(s.mean, 0.5, 0.01);
     EXPECT_NEAR(s.var, 1.0 / 12.0, 0.005);
-    EXPECT_GT(std::set<double>(v.begin(), v.begin() + 1000).size(), 990u);
+    // Few repeats among 1000 values (the half types have 2^10 or 2^7 values per octave).
+    if constexpr (!burn::testing::half_backend<B>)
+        EXPECT_GT(std::set<double>(v.begin(), v.begin() + 1000).size(), 990u);
     // Explicit Default() and the default argument agree in range.
     const Stats s2 = stats(values(F1::random({kN}, Distribution::Default())));
     EXPECT_NEAR(s2.mean, 0.5, 0.01);

@@ -171,7 +171,7 @@ TYPED_TEST(CumulativeTest, EmptyAndErrors) {
 template <class E>
 std::vector<E> reference(const std::string& op, const std::vector<E>& x, std::size_t outer,
                          std::size_t n, std::size_t inner) {
-    using A = std::conditional_t<std::is_floating_point_v<E>, double, E>;
+    using A = std::conditional_t<burn::testing::float_elem<E>, double, E>;
     const char k = op == "cumsum" ? 's' : op == "cumprod" ? 'p' : op == "cummax" ? 'M' : 'm';
     std::vector<E> out(x.size());
     for (std::size_t o = 0; o < outer; ++o)
@@ -236,24 +236,27 @@ TYPED_TEST(CumulativeTest, FloatSumAccumulatesInDouble) {
     // f32 would drift far from it.
     using B = TypeParam;
     using F = typename B::FloatElem;
-    const std::size_t n = std::size_t{1} << 18;
-    const F tenth = static_cast<F>(0.1);
-    std::vector<F> want(n);
-    double acc = 0.0;
-    F acc_elem = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        acc += static_cast<double>(tenth);
-        acc_elem += tenth;
-        want[i] = static_cast<F>(acc);
+    BURN_REQUIRE_FULL_PRECISION(B, "an f64 running sum is not what a half-precision cumsum gives");
+    if constexpr (!burn::testing::half_backend<B>) {
+        const std::size_t n = std::size_t{1} << 18;
+        const F tenth = static_cast<F>(0.1);
+        std::vector<F> want(n);
+        double acc = 0.0;
+        F acc_elem = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            acc += static_cast<double>(tenth);
+            acc_elem += tenth;
+            want[i] = static_cast<F>(acc);
+        }
+        if constexpr (std::is_same_v<F, float>)
+            ASSERT_NE(acc_elem, want[n - 1]) << "the test would not tell the accumulators apart";
+        const auto y = Tensor<B, 2>::full({2, n}, 0.1).cumsum(1);
+        const TensorData got = y.to_data();
+        const auto g = got.template as_span<F>();
+        std::size_t mismatches = 0;
+        for (std::size_t i = 0; i < n; ++i) mismatches += g[i] != want[i] || g[n + i] != want[i];
+        EXPECT_EQ(mismatches, 0u);
     }
-    if constexpr (std::is_same_v<F, float>)
-        ASSERT_NE(acc_elem, want[n - 1]) << "the test would not tell the accumulators apart";
-    const auto y = Tensor<B, 2>::full({2, n}, 0.1).cumsum(1);
-    const TensorData got = y.to_data();
-    const auto g = got.template as_span<F>();
-    std::size_t mismatches = 0;
-    for (std::size_t i = 0; i < n; ++i) mismatches += g[i] != want[i] || g[n + i] != want[i];
-    EXPECT_EQ(mismatches, 0u);
 }
 
 }  // namespace

@@ -326,8 +326,8 @@ TYPED_TEST(DataRoundTripTest, EveryDtypeThroughEveryKind) {
         SCOPED_TRACE(std::string(dtype_name(dt)));
         const TensorData src = vals.convert(dt);
         const auto f = F2::from_data(src).to_data();
-        EXPECT_EQ(f.dtype, B::float_dtype);
-        EXPECT_EQ(f, src.convert(B::float_dtype));
+        EXPECT_EQ(f.dtype, B::default_float_dtype);
+        EXPECT_EQ(f, src.convert(B::default_float_dtype));
         const auto i = I2::from_data(src).to_data();
         EXPECT_EQ(i.dtype, B::int_dtype);
         EXPECT_EQ(i, src.convert(B::int_dtype));

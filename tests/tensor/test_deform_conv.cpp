@@ -36,7 +36,7 @@ TensorData expected(const std::string& c, const std::string& name) {
 template <class B>
 Tolerance tol() {
     if constexpr (std::is_same_v<typename B::FloatElem, double>) return {1e-10, 1e-10};
-    else return {5e-5, 5e-5};
+    else return burn::testing::loose_tolerance<B>({5e-5, 5e-5});
 }
 
 DeformConvOptions<2> options(const std::string& c) {
@@ -85,8 +85,11 @@ void check_case(const std::string& c, const Operands<B>& op) {
         B::deform_conv2d_backward(op.x.primitive(), op.offset.primitive(), op.weight.primitive(),
                                   mask, bias, op.grad.primitive(), opts);
     EXPECT_TRUE(close_to(Tensor<B, 4>(gr.x_grad), expected(c, "x_grad"), tol<B>())) << "x_grad";
-    EXPECT_TRUE(close_to(Tensor<B, 4>(gr.offset_grad), expected(c, "offset_grad"), tol<B>()))
-        << "offset_grad";
+    // The offset gradient jumps where a sampling point crosses a pixel: a half-precision offset,
+    // rounded across one, gives the gradient of the other side.
+    if constexpr (!burn::testing::half_backend<B>)
+        EXPECT_TRUE(close_to(Tensor<B, 4>(gr.offset_grad), expected(c, "offset_grad"), tol<B>()))
+            << "offset_grad";
     EXPECT_TRUE(close_to(Tensor<B, 4>(gr.weight_grad), expected(c, "weight_grad"), tol<B>()))
         << "weight_grad";
     ASSERT_EQ(gr.mask_grad.has_value(), op.mask.has_value());
@@ -151,6 +154,7 @@ TYPED_TEST(DeformConvTest, StridedInputViews) {
 // bias gradients.
 TYPED_TEST(DeformConvTest, LargeImagesProcessedInChunks) {
     using B = TypeParam;
+    BURN_REQUIRE_FULL_PRECISION(B, "sums of thousands of products compared at 1e-3");
     const auto U = [](const Shape& s, double lo, double hi) {
         return Tensor<B, 4>::random(s, burn::Distribution::Uniform(lo, hi));
     };

@@ -54,6 +54,13 @@ const char* const kOps[] = {"exp", "log", "log1p", "erf",   "sqrt",  "recip",
 
 template <class B>
 class MathTest : public ::testing::Test {};
+
+/// The default tolerance, loosened on half-precision backends: sin of inputs up to 10 amplifies
+/// their rounding.
+template <class B>
+burn::Tolerance math_tol() {
+    return burn::testing::loose_tolerance<B>(burn::testing::tolerance<B>());
+}
 TYPED_TEST_SUITE(MathTest, burn::testing::Backends, burn::testing::BackendNames);
 
 TYPED_TEST(MathTest, EveryOpEveryLayoutShared) {
@@ -63,7 +70,7 @@ TYPED_TEST(MathTest, EveryOpEveryLayoutShared) {
         for (auto& [l, x] : layouts<B, 2>(c, "x")) {
             SCOPED_TRACE(op + ", " + l);
             const TensorData before = x.to_data();
-            EXPECT_TRUE(close_to(apply<B>(op, x), expected(c, "y")));  // copy
+            EXPECT_TRUE(close_to(apply<B>(op, x), expected(c, "y"), math_tol<B>()));  // copy
             EXPECT_TRUE(close_to(x, before)) << "the shared input was overwritten";
         }
     }
@@ -77,7 +84,7 @@ TYPED_TEST(MathTest, EveryOpEveryLayoutMoved) {
         for (std::size_t i = 0; i < n; ++i) {
             auto [l, x] = std::move(layouts<B, 2>(c, "x")[i]);  // sole owner of its buffer
             SCOPED_TRACE(op + ", " + l);
-            EXPECT_TRUE(close_to(apply<B>(op, std::move(x)), expected(c, "y")));
+            EXPECT_TRUE(close_to(apply<B>(op, std::move(x)), expected(c, "y"), math_tol<B>()));
         }
     }
 }
@@ -93,7 +100,7 @@ TYPED_TEST(MathTest, MemberSpellings) {
     EXPECT_TRUE(close_to(t("erf").erf(), e("erf")));
     EXPECT_TRUE(close_to(t("sqrt").sqrt(), e("sqrt")));
     EXPECT_TRUE(close_to(t("recip").recip(), e("recip")));
-    EXPECT_TRUE(close_to(t("sin").sin(), e("sin")));
+    EXPECT_TRUE(close_to(t("sin").sin(), e("sin"), math_tol<B>()));
     EXPECT_TRUE(close_to(t("cos").cos(), e("cos")));
     EXPECT_TRUE(close_to(t("tanh").tanh(), e("tanh")));
     EXPECT_TRUE(close_to(t("round").round(), e("round")));
@@ -102,6 +109,7 @@ TYPED_TEST(MathTest, MemberSpellings) {
 }
 
 TYPED_TEST(MathTest, SpecialValues) {
+    BURN_REQUIRE_FULL_PRECISION(TypeParam, "values beyond the half types' range and resolution");
     // x = [0, -0, 1, -1, inf, -inf, nan, 1000, -1000, 0.5, 1e-30, -1e-30]:
     // log(0) = -inf, log(-1) = nan, log1p(-1) = -inf, sqrt(-1) = nan, exp(1000) = inf,
     // exp(-1000) = 0, recip(0) = inf, recip(-0) = -inf, tanh(+-inf) = +-1, erf(+-inf) = +-1,
@@ -126,6 +134,7 @@ TYPED_TEST(MathTest, SpecialValues) {
 }
 
 TYPED_TEST(MathTest, RoundHalfToEvenFloorCeil) {
+    BURN_REQUIRE_FULL_PRECISION(TypeParam, "values beyond the half types' range and resolution");
     // 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, 3.5 -> 4, -0.5 -> -0, -2.5 -> -2, 4.5 -> 4, 0.49999997 -> 0
     // (x + 0.5 rounds up to 1 in f32), 8388607.5 -> 8388608, 1e30 stays.
     using B = TypeParam;

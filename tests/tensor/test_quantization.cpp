@@ -91,8 +91,8 @@ const std::vector<std::string>& all_cases() {
 /// Runs `f` on the case's input `x` reshaped to its own rank (1 to 3).
 template <class B, class F>
 void with_input(const std::string& c, F&& f) {
-    const TensorData x = burn::testing::fixture_data(
-        burn::testing::fixture(kFile, c).at("inputs").at("x"));
+    const TensorData x =
+        burn::testing::fixture_data(burn::testing::fixture(kFile, c).at("inputs").at("x"));
     switch (x.rank()) {
         case 1: f(Tensor<B, 1>::from_data(x)); break;
         case 2: f(Tensor<B, 2>::from_data(x)); break;
@@ -147,8 +147,8 @@ TEST(QuantizationSchemeTest, ComputeQParamsByHand) {
 
 TEST(QuantizationSchemeTest, ValueFormulas) {
     // Round half to even before the offset is added, then saturation.
-    EXPECT_EQ(burn::quantize_value(0.25f, 2.0f, 1), 1);   // 0.5 -> 0, + 1
-    EXPECT_EQ(burn::quantize_value(0.75f, 2.0f, 1), 3);   // 1.5 -> 2, + 1
+    EXPECT_EQ(burn::quantize_value(0.25f, 2.0f, 1), 1);    // 0.5 -> 0, + 1
+    EXPECT_EQ(burn::quantize_value(0.75f, 2.0f, 1), 3);    // 1.5 -> 2, + 1
     EXPECT_EQ(burn::quantize_value(-0.75f, 2.0f, 0), -2);  // -1.5 -> -2
     EXPECT_EQ(burn::quantize_value(1e9f, 1.0f, 0), 127);
     EXPECT_EQ(burn::quantize_value(-1e9f, 1.0f, 5), -128);
@@ -160,6 +160,7 @@ TEST(QuantizationSchemeTest, ValueFormulas) {
 
 TYPED_TEST(QuantizationTest, QValuesMatchTorchWithTorchParams) {
     using B = TypeParam;
+    BURN_REQUIRE_FULL_PRECISION(B, "scales and values computed by PyTorch in f32");
     for (const auto& c : all_cases()) {
         SCOPED_TRACE(c);
         const auto scheme = case_scheme(c);
@@ -177,6 +178,7 @@ TYPED_TEST(QuantizationTest, QValuesMatchTorchWithTorchParams) {
 
 TYPED_TEST(QuantizationTest, MinMaxCalibrationMatchesTorchObservers) {
     using B = TypeParam;
+    BURN_REQUIRE_FULL_PRECISION(B, "scales and values computed by PyTorch in f32");
     for (const auto& c : all_cases()) {
         if (!case_calibrated(c)) continue;
         SCOPED_TRACE(c);
@@ -241,8 +243,7 @@ void expect_round_trip(const Tensor<B, D>& x, const QuantizationScheme& scheme) 
         const double err = std::abs(dv[i] - xv[i]);
         max_ratio = std::max(max_ratio, err / step);
         ASSERT_LE(err, step * 0.5 + 1e-5 * std::abs(xv[i]) + 1e-7)
-            << "element " << i << ": x " << xv[i] << ", round trip " << dv[i] << ", scale "
-            << step;
+            << "element " << i << ": x " << xv[i] << ", round trip " << dv[i] << ", scale " << step;
     }
     // A uniformly filled range uses (almost) all of the half step.
     EXPECT_GT(max_ratio, 0.4);
@@ -250,6 +251,7 @@ void expect_round_trip(const Tensor<B, D>& x, const QuantizationScheme& scheme) 
 
 TYPED_TEST(QuantizationTest, RandomRoundTripsWithinHalfAStep) {
     using B = TypeParam;
+    BURN_REQUIRE_FULL_PRECISION(B, "round trips bounded at f32 precision");
     B::seed(7);
     auto x = Tensor<B, 3>::random({6, 7, 9}, burn::Distribution::Uniform(-3.0, 5.0));
     for (const auto& scheme :
@@ -266,14 +268,15 @@ TYPED_TEST(QuantizationTest, RandomRoundTripsWithinHalfAStep) {
     auto wide = Tensor<B, 2>::random({4, 50}, burn::Distribution::Uniform(-1.0, 1.0)) *
                 Tensor<B, 2>::from_floats({{0.01}, {1}, {100}, {1e4}});
     expect_round_trip(wide, QuantizationScheme::PerChannelAffine(QInt8, 0));
-    const auto qd = wide.quantize_dynamic(QuantizationScheme::PerChannelSymmetric(QInt8, 0))
-                        .to_data();
+    const auto qd =
+        wide.quantize_dynamic(QuantizationScheme::PerChannelSymmetric(QInt8, 0)).to_data();
     const auto& sc = qd.quantization()->scales;
     EXPECT_LT(sc[0] * 1e5, sc[3]);
 }
 
 TYPED_TEST(QuantizationTest, LargeAndStridedInputs) {
     using B = TypeParam;
+    BURN_REQUIRE_FULL_PRECISION(B, "round trips bounded at f32 precision");
     B::seed(11);
     // 65536 elements: the parallel path, runs split between threads.
     auto big = Tensor<B, 2>::random({64, 1024}, burn::Distribution::Normal(0.5, 2.0));
@@ -292,10 +295,11 @@ TYPED_TEST(QuantizationTest, LargeAndStridedInputs) {
 
 TYPED_TEST(QuantizationTest, TensorDataRoundTrip) {
     using B = TypeParam;
+    BURN_REQUIRE_FULL_PRECISION(B, "scales compared exactly as f32 values");
     auto x = Tensor<B, 2>::from_floats({{-1.0, 0.3, 2.6}, {0.49, -0.51, 7.0}});
     const auto scheme = QuantizationScheme::PerChannelAffine(QInt8, 1);
-    auto q = x.quantize(scheme, QuantizationParameters<B>::from_values({0.1f, 0.2f, 0.05f},
-                                                                       {{0, -3, 10}}));
+    auto q = x.quantize(scheme,
+                        QuantizationParameters<B>::from_values({0.1f, 0.2f, 0.05f}, {{0, -3, 10}}));
     const TensorData d = q.to_data();
     EXPECT_TRUE(d.is_quantized());
     EXPECT_EQ(d.dtype, DType::QInt8);
@@ -337,9 +341,9 @@ TYPED_TEST(QuantizationTest, TensorDataRoundTrip) {
     EXPECT_EQ(TensorData(bytes, d.shape, info), d);
 
     // A hand-built quantized TensorData.
-    auto h = TensorData::quantized({-2, 0, 4}, Shape{3},
-                                   QuantizationInfo{QuantizationScheme::PerTensorSymmetric(QInt8),
-                                                    {0.5f}, {}});
+    auto h = TensorData::quantized(
+        {-2, 0, 4}, Shape{3},
+        QuantizationInfo{QuantizationScheme::PerTensorSymmetric(QInt8), {0.5f}, {}});
     EXPECT_EQ(h.to_vec<float>(), (std::vector<float>{-1.0f, 0.0f, 2.0f}));
     auto ht = Tensor<B, 1>::from_data(h);
     EXPECT_TRUE(ht.is_quantized());
@@ -350,14 +354,14 @@ TYPED_TEST(QuantizationTest, DtypeAndDequantize) {
     using B = TypeParam;
     auto x = Tensor<B, 1>::from_floats({-1.0, 0.5, 2.0});
     EXPECT_FALSE(x.is_quantized());
-    EXPECT_EQ(x.dtype(), B::float_dtype);
-    EXPECT_EQ(x.dequantize().dtype(), B::float_dtype);  // a float tensor is left as it is
+    EXPECT_EQ(x.dtype(), B::default_float_dtype);
+    EXPECT_EQ(x.dequantize().dtype(), B::default_float_dtype);  // a float tensor is left as it is
     auto q = x.quantize_dynamic(QuantizationScheme::PerTensorSymmetric(QInt8));
     EXPECT_EQ(q.dtype(), DType::QInt8);
     auto y = q.dequantize();
     EXPECT_FALSE(y.is_quantized());
-    EXPECT_EQ(y.dtype(), B::float_dtype);
-    EXPECT_EQ(y.to_data().dtype, B::float_dtype);
+    EXPECT_EQ(y.dtype(), B::default_float_dtype);
+    EXPECT_EQ(y.to_data().dtype, B::default_float_dtype);
     // The original tensor is untouched.
     EXPECT_FALSE(x.is_quantized());
     // Re-quantizing the dequantized values with the same parameters gives the same q values.
@@ -398,7 +402,7 @@ TYPED_TEST(QuantizationTest, OpsComputeOnDequantizedValues) {
 
     auto sum = q + 1;
     EXPECT_FALSE(sum.is_quantized());
-    EXPECT_EQ(sum.dtype(), B::float_dtype);
+    EXPECT_EQ(sum.dtype(), B::default_float_dtype);
     EXPECT_TRUE(close_to(sum, (dx + 1).to_data(), tol));
     EXPECT_TRUE(close_to(q.matmul(qw), dx.matmul(dw).to_data(), tol));
     EXPECT_TRUE(close_to(q.matmul(w), dx.matmul(w).to_data(), tol));  // mixed operands
@@ -409,10 +413,10 @@ TYPED_TEST(QuantizationTest, OpsComputeOnDequantizedValues) {
     EXPECT_TRUE(close_to(q.transpose(), dx.transpose().to_data(), tol));
     EXPECT_TRUE(close_to(q.template reshape<1>(std::array<std::int64_t, 1>{24}),
                          dx.template reshape<1>(std::array<std::int64_t, 1>{24}).to_data(), tol));
-    EXPECT_TRUE(close_to(q.slice({burn::Slice(1, 3)}), dx.slice({burn::Slice(1, 3)}).to_data(),
-                         tol));
-    EXPECT_TRUE(close_to(Tensor<B, 2>::cat({q, x}, 0), Tensor<B, 2>::cat({dx, x}, 0).to_data(),
-                         tol));
+    EXPECT_TRUE(
+        close_to(q.slice({burn::Slice(1, 3)}), dx.slice({burn::Slice(1, 3)}).to_data(), tol));
+    EXPECT_TRUE(
+        close_to(Tensor<B, 2>::cat({q, x}, 0), Tensor<B, 2>::cat({dx, x}, 0).to_data(), tol));
     EXPECT_TRUE(equal_to(q.greater_elem(0.0), dx.greater_elem(0.0).to_data()));
     EXPECT_TRUE(equal_to(q.argmax(1), dx.argmax(1).to_data()));
     EXPECT_TRUE(close_to(q.clamp(-0.5, 0.5), dx.clamp(-0.5, 0.5).to_data(), tol));
@@ -444,9 +448,9 @@ TYPED_TEST(QuantizationTest, Errors) {
                                   P::from_values({0.1f, 0.2f}, {{0}}))),
                       "needs 2 offset(s), got 1");
     // Per-channel axis out of range.
-    EXPECT_BURN_ERROR((x.quantize(QuantizationScheme::PerChannelAffine(QInt8, 2),
-                                  P::from_values({0.1f}, {{0}}))),
-                      "per-channel axis 2 is out of range");
+    EXPECT_BURN_ERROR(
+        (x.quantize(QuantizationScheme::PerChannelAffine(QInt8, 2), P::from_values({0.1f}, {{0}}))),
+        "per-channel axis 2 is out of range");
     EXPECT_BURN_ERROR((x.quantize_dynamic(QuantizationScheme::PerChannelSymmetric(QInt8, 5))),
                       "Tensor::quantize_dynamic");
     // Offsets exactly for affine schemes.
@@ -461,14 +465,14 @@ TYPED_TEST(QuantizationTest, Errors) {
     // TensorData.
     EXPECT_BURN_ERROR((TensorData(std::vector<std::uint8_t>(3), Shape{3}, DType::QInt8)),
                       "TensorData::quantized");
-    EXPECT_BURN_ERROR((TensorData::quantized({1, 2}, Shape{2},
-                                             QuantizationInfo{pta, {0.1f, 0.2f}, {0, 0}})),
-                      "TensorData::quantized");
+    EXPECT_BURN_ERROR(
+        (TensorData::quantized({1, 2}, Shape{2}, QuantizationInfo{pta, {0.1f, 0.2f}, {0, 0}})),
+        "TensorData::quantized");
     EXPECT_BURN_ERROR((TensorData::quantized({1, 2}, Shape{2}, QuantizationInfo{pts, {0.1f}, {0}})),
                       "takes no offsets");
     EXPECT_BURN_ERROR(
         (TensorData::quantized({1, 2, 3}, Shape{2}, QuantizationInfo{pts, {0.1f}, {}})),
-                      "TensorData::quantized");
+        "TensorData::quantized");
     EXPECT_BURN_ERROR((TensorData::from<float>({1, 2}).q_values()), "TensorData::q_values");
     EXPECT_BURN_ERROR((TensorData::from<float>({1, 2}).convert(DType::QInt8)),
                       "TensorData::convert");

@@ -7,6 +7,11 @@
 #include <unordered_map>
 #include <vector>
 
+#ifdef __F16C__
+#include <immintrin.h>
+#endif
+
+#include "burn/backend/widen.hpp"
 #include "internal.hpp"
 
 namespace burn::cpu {
@@ -117,6 +122,14 @@ CpuTensor Kernels::empty(const Shape& shape, DType dtype, const CpuDevice&) {
 
 CpuTensor Kernels::full(const Shape& shape, ScalarArg value, DType dtype, const CpuDevice&) {
     CpuTensor t = alloc(shape, dtype);
+    if (backend::is_half(dtype)) {  // the value rounded once, as f32 then to the half type
+        const auto v = static_cast<float>(value.f);
+        const std::uint16_t bits = dtype == DType::F16 ? f16(v).bits : bf16(v).bits;
+        auto* p = t.data<std::uint16_t>();
+        parallel_for(shape.num_elements(), kParallelGrain,
+                     [&](std::size_t b, std::size_t e) { std::fill(p + b, p + e, bits); });
+        return t;
+    }
     dispatch(dtype, [&](auto e) {
         using E = decltype(e);
         E v;
@@ -131,16 +144,85 @@ CpuTensor Kernels::full(const Shape& shape, ScalarArg value, DType dtype, const 
 }
 
 namespace {
+template <class E>
+inline constexpr bool kHalf = std::is_same_v<E, f16> || std::is_same_v<E, bf16>;
+
+/// One value converted between stored types: to 0/1 for a bool target, halves through f32
+/// (round to nearest even, as the f16 / bf16 constructors).
+template <class To, class From>
+inline To elem_cast(From v, bool to_bool) {
+    if constexpr (kHalf<From>) {
+        return elem_cast<To>(static_cast<float>(v), to_bool);
+    } else if constexpr (kHalf<To>) {
+        return To(static_cast<float>(v));
+    } else {
+        return to_bool ? static_cast<To>(v != From(0)) : static_cast<To>(v);
+    }
+}
+
+/// dispatch() plus the half types, for the kernels that only move and convert values.
+template <class F>
+decltype(auto) dispatch_storage(DType d, F&& f) {
+    if (d == DType::F16) return f(f16{});
+    if (d == DType::BF16) return f(bf16{});
+    return dispatch(d, std::forward<F>(f));
+}
+
+/// Dense f32 <-> half conversions (F16C where the CPU has it; bf16 by integer rounding).
+void f32_to_half(const float* s, std::uint16_t* d, std::size_t n, DType half) {
+    std::size_t i = 0;
+    if (half == DType::F16) {
+#ifdef __F16C__
+        for (; i + 8 <= n; i += 8)
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i),
+                             _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT));
+#endif
+        for (; i < n; ++i) d[i] = f16(s[i]).bits;
+        return;
+    }
+    for (; i < n; ++i) {
+        std::uint32_t u;
+        std::memcpy(&u, s + i, 4);
+        const std::uint32_t r = u + 0x7fffu + ((u >> 16) & 1u);
+        d[i] = (u & 0x7fffffffu) > 0x7f800000u ? std::uint16_t((u >> 16) | 0x40u)
+                                               : std::uint16_t(r >> 16);
+    }
+}
+void half_to_f32(const std::uint16_t* s, float* d, std::size_t n, DType half) {
+    std::size_t i = 0;
+    if (half == DType::F16) {
+#ifdef __F16C__
+        for (; i + 8 <= n; i += 8)
+            _mm256_storeu_ps(
+                d + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i))));
+#endif
+        for (; i < n; ++i) d[i] = f16::to_float(s[i]);
+        return;
+    }
+    for (; i < n; ++i) {
+        const std::uint32_t u = std::uint32_t(s[i]) << 16;
+        std::memcpy(d + i, &u, 4);
+    }
+}
+
 /// Converts n dense values of type From into To, with bool targets normalised to 0/1.
 template <class To, class From>
 void convert_dense(const From* src, To* dst, std::size_t n, bool to_bool) {
     parallel_for(n, kParallelGrain, [&](std::size_t b, std::size_t e) {
-        if (to_bool) {
-            for (std::size_t i = b; i < e; ++i) dst[i] = static_cast<To>(src[i] != From(0));
-        } else if constexpr (std::is_same_v<To, From>) {
-            std::memcpy(dst + b, src + b, (e - b) * sizeof(To));
+        if constexpr (std::is_same_v<To, From>) {
+            if (!to_bool) {
+                std::memcpy(dst + b, src + b, (e - b) * sizeof(To));
+                return;
+            }
+        }
+        if constexpr (std::is_same_v<From, float> && kHalf<To>) {
+            f32_to_half(src + b, reinterpret_cast<std::uint16_t*>(dst + b), e - b,
+                        std::is_same_v<To, f16> ? DType::F16 : DType::BF16);
+        } else if constexpr (kHalf<From> && std::is_same_v<To, float>) {
+            half_to_f32(reinterpret_cast<const std::uint16_t*>(src + b), dst + b, e - b,
+                        std::is_same_v<From, f16> ? DType::F16 : DType::BF16);
         } else {
-            for (std::size_t i = b; i < e; ++i) dst[i] = static_cast<To>(src[i]);
+            for (std::size_t i = b; i < e; ++i) dst[i] = elem_cast<To>(src[i], to_bool);
         }
     });
 }
@@ -192,9 +274,7 @@ bool copy_tiled(const CpuTensor& src, Dt* out, bool to_bool) {
                     const S* a = in + s_off + static_cast<std::int64_t>(c) * col_stride;
                     Dt* w = out + d_off + static_cast<std::int64_t>(c);
                     for (std::size_t r = r0; r < r1; ++r) {
-                        const S v = a[r];
-                        w[static_cast<std::int64_t>(r) * row_out] =
-                            to_bool ? static_cast<Dt>(v != S(0)) : static_cast<Dt>(v);
+                        w[static_cast<std::int64_t>(r) * row_out] = elem_cast<Dt>(a[r], to_bool);
                     }
                 }
             }
@@ -206,9 +286,9 @@ bool copy_tiled(const CpuTensor& src, Dt* out, bool to_bool) {
 
 void copy_into(const CpuTensor& src, void* dst, DType dst_dtype) {
     const bool to_bool = dst_dtype == DType::Bool && src.dtype != DType::Bool;
-    dispatch(src.dtype, [&](auto s) {
+    dispatch_storage(src.dtype, [&](auto s) {
         using S = decltype(s);
-        dispatch(dst_dtype, [&](auto d) {
+        dispatch_storage(dst_dtype, [&](auto d) {
             using Dt = decltype(d);
             Dt* out = static_cast<Dt*>(dst);
             if (src.is_contiguous()) {
@@ -221,10 +301,8 @@ void copy_into(const CpuTensor& src, void* dst, DType dst_dtype) {
             loop.run({src.offset, 0}, [&](const auto& off, std::size_t len, const auto& inner) {
                 const S* a = in + off[0];
                 Dt* o = out + off[1];
-                for (std::size_t i = 0; i < len; ++i) {
-                    const S v = a[static_cast<std::int64_t>(i) * inner[0]];
-                    o[i] = to_bool ? static_cast<Dt>(v != S(0)) : static_cast<Dt>(v);
-                }
+                for (std::size_t i = 0; i < len; ++i)
+                    o[i] = elem_cast<Dt>(a[static_cast<std::int64_t>(i) * inner[0]], to_bool);
             });
         });
     });
@@ -245,16 +323,15 @@ CpuTensor Kernels::cast(CpuTensor t, DType dtype) {
 }
 
 CpuTensor Kernels::from_data(const TensorData& data, DType target, const CpuDevice& device) {
-    // Storage types are handled directly; f16/bf16/qint8 go through TensorData::convert.
-    if (data.dtype == DType::F16 || data.dtype == DType::BF16 || data.dtype == DType::QInt8)
-        return from_data(data.convert(DType::F32), target, device);
+    // Storage types (f16 and bf16 included) are converted directly; qint8 is dequantized.
+    if (data.dtype == DType::QInt8) return from_data(data.convert(DType::F32), target, device);
     CpuTensor out = alloc(data.shape, target);
     if (data.num_elements() == 0) return out;
     const DType sd = data.dtype;
     const bool to_bool = target == DType::Bool && sd != DType::Bool;
-    dispatch(sd, [&](auto s) {
+    dispatch_storage(sd, [&](auto s) {
         using S = decltype(s);
-        dispatch(target, [&](auto d) {
+        dispatch_storage(target, [&](auto d) {
             using Dt = decltype(d);
             convert_dense<Dt, S>(reinterpret_cast<const S*>(data.bytes().data()), out.data<Dt>(),
                                  data.num_elements(), to_bool);

@@ -9,20 +9,27 @@ std::size_t element_size(DType dtype, const char* op) {
     switch (dtype) {
         case DType::F32: return 4;
         case DType::F64: return 8;
+        case DType::F16: return 2;
+        case DType::BF16: return 2;
+        case DType::I16: return 2;
         case DType::I32: return 4;
         case DType::I64: return 8;
         case DType::Bool: return 1;
         case DType::QInt8: return 1;
         default: break;
     }
-    ::burn::detail::fail("Cuda ", op, ": dtype ", dtype,
-                         " is not supported by the CUDA backend (f32, f64, i32, i64, bool, qint8)");
+    ::burn::detail::fail(
+        "Cuda ", op, ": dtype ", dtype,
+        " is not supported by the CUDA backend (f32, f64, f16, bf16, i32, i64, bool, qint8)");
 }
 
 const char* dtype_suffix(DType dtype) {
     switch (dtype) {
         case DType::F32: return "f32";
         case DType::F64: return "f64";
+        case DType::F16: return "f16";
+        case DType::BF16: return "bf16";
+        case DType::I16: return "i16";
         case DType::I32: return "i32";
         case DType::I64: return "i64";
         case DType::Bool: return "bool";
@@ -30,7 +37,7 @@ const char* dtype_suffix(DType dtype) {
         default: break;
     }
     ::burn::detail::fail("Cuda: dtype ", dtype,
-                         " has no CUDA kernels (f32, f64, i32, i64, bool, qint8)");
+                         " has no CUDA kernels (f32, f64, f16, bf16, i32, i64, bool, qint8)");
 }
 
 std::string variant(const char* base, DType dtype) {

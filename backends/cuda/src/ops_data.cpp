@@ -13,9 +13,8 @@ CudaTensor Kernels::empty(const Shape& shape, DType dtype, const CudaDevice& dev
 }
 
 CudaTensor Kernels::from_data(const TensorData& data, DType target, const CudaDevice& device) {
-    // As the CPU backend: quantized (and f16/bf16) data is read as its (dequantized) values.
-    if (data.is_quantized() || data.dtype == DType::F16 || data.dtype == DType::BF16)
-        return from_data(data.convert(DType::F32), target, device);
+    // Quantized data is read as its dequantized values; other data is converted on the host.
+    if (data.is_quantized()) return from_data(data.convert(DType::F32), target, device);
     (void)element_size(target, "from_data");
     CudaTensor t = alloc(data.shape, target, device);
     const TensorData c = data.dtype == target ? TensorData{} : data.convert(target);

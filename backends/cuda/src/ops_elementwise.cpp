@@ -26,6 +26,7 @@
 #include <limits>
 #include <optional>
 
+#include "burn/backend/widen.hpp"
 #include "ops_common.hpp"
 
 namespace burn::cuda {
@@ -120,6 +121,7 @@ void check_float(const char* op, DType d) {
 DType bits_dtype(DType d) {
     switch (element_size(d)) {
         case 1: return DType::QInt8;
+        case 2: return DType::I16;
         case 4: return DType::I32;
         default: return DType::I64;
     }
@@ -342,8 +344,12 @@ CudaTensor Kernels::contiguous(CudaTensor t) {
 
 CudaTensor Kernels::cast(CudaTensor t, DType dtype) {
     if (t.dtype == dtype) return t;
-    check_storage("cast", t.dtype);
-    check_storage("cast", dtype);
+    // f16 / bf16 convert to and from f32 only (computes_half: the adapter goes through f32).
+    const bool half = backend::is_half(t.dtype) || backend::is_half(dtype);
+    BURN_CHECK(!half || t.dtype == DType::F32 || dtype == DType::F32, "Cuda cast: ", t.dtype,
+               " -> ", dtype, " (half types convert to and from f32)");
+    if (!backend::is_half(t.dtype)) check_storage("cast", t.dtype);
+    if (!backend::is_half(dtype)) check_storage("cast", dtype);
     CudaTensor out = alloc(t.shape, dtype, t.device);
     run_map1(variant((std::string("cast_") + dtype_suffix(t.dtype)).c_str(), dtype), t, out);
     return out;

@@ -156,13 +156,18 @@ std::unique_ptr<Plan> make_plan(cublasLtHandle_t handle, const GemmProblem& p, D
                                 const Shape& sa, const Shape& sb) {
     auto plan = std::make_unique<Plan>();
     const bool f64 = dt == DType::F64;
-    const cudaDataType_t type = f64 ? CUDA_R_64F : CUDA_R_32F;
+    // f16 / bf16 operands and result, f32 accumulation and scalars (tensor cores).
+    const cudaDataType_t type = f64                 ? CUDA_R_64F
+                                : dt == DType::F16  ? CUDA_R_16F
+                                : dt == DType::BF16 ? CUDA_R_16BF
+                                                    : CUDA_R_32F;
+    const cudaDataType_t scale = f64 ? CUDA_R_64F : CUDA_R_32F;
     const cublasComputeType_t compute =
         f64 ? CUBLAS_COMPUTE_64F : (p.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F);
     auto ok = [&](cublasStatus_t st, const char* what) {
         if (st != CUBLAS_STATUS_SUCCESS) lt_fail(what, st, sa, sb, dt);
     };
-    ok(cublasLtMatmulDescCreate(&plan->desc, compute, type), "cublasLtMatmulDescCreate");
+    ok(cublasLtMatmulDescCreate(&plan->desc, compute, scale), "cublasLtMatmulDescCreate");
     const cublasOperation_t ta = p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t tb = p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
     ok(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)),
@@ -345,8 +350,9 @@ CudaTensor Kernels::matmul(CudaTensor lhs, CudaTensor rhs) {
     const Shape out_shape = backend::matmul_shape(lhs.shape, rhs.shape);
     const DType dt = lhs.dtype;
     BURN_CHECK(dt == rhs.dtype, "Cuda matmul: dtypes differ (", dt, " x ", rhs.dtype, ")");
-    BURN_CHECK(dt == DType::F32 || dt == DType::F64 || dt == DType::I32 || dt == DType::I64,
-               "Cuda matmul: dtype ", dt, " is not supported (f32, f64, i32, i64)");
+    BURN_CHECK(dt == DType::F32 || dt == DType::F64 || dt == DType::F16 || dt == DType::BF16 ||
+                   dt == DType::I32 || dt == DType::I64,
+               "Cuda matmul: dtype ", dt, " is not supported (f32, f64, f16, bf16, i32, i64)");
     const std::size_t r = lhs.rank();
     const std::size_t k = lhs.shape[r - 1];
     if (out_shape.num_elements() == 0) return alloc(out_shape, dt, lhs.device);

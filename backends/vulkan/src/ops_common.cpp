@@ -14,11 +14,13 @@ std::size_t device_element_size(DType dtype) {
         case DType::I32:
         case DType::Bool: return 4;
         case DType::I64: return 8;
+        case DType::F16:
+        case DType::BF16: return 2;
         case DType::QInt8: return 1;
         default: break;
     }
     ::burn::detail::fail("Vulkan: dtype ", dtype,
-                         " is not supported on Vulkan (f32, i32, i64, bool)");
+                         " is not supported on Vulkan (f32, f16, bf16, i32, i64, bool)");
 }
 
 Context& context(const VulkanDevice& device) {
@@ -39,7 +41,7 @@ VulkanTensor alloc(const Shape& shape, DType dtype, const VulkanDevice& device) 
     t.dtype = dtype;
     t.device = device;
     const std::size_t bytes = shape.num_elements() * device_element_size(dtype);
-    // QInt8 values are packed four to a word: round up to whole words.
+    // QInt8 values are packed four to a word, halves two: round up to whole words.
     const std::size_t rounded = (bytes + 3) / 4 * 4;
     t.buffer = std::make_shared<Buffer>(context(device).allocate(rounded));
     return t;

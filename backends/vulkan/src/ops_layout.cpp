@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "burn/backend/widen.hpp"
 #include "ops_common.hpp"
 
 namespace burn::vk {
@@ -87,11 +88,39 @@ bool use_copy_kernel(const Context& ctx, std::size_t bytes) {
 
 /// Records dst_view[i] = convert(src_view[i]) for every row-major position i of the views (same
 /// shape, src_meta.numel elements). src and dst are buffers of dtypes `from` and `to`.
+/// f32 <-> f16 / bf16 into a dense destination at offset 0 (cast's new tensor): halves are
+/// stored two to a word, so the f32 -> half kernel writes whole words, two elements each.
+void half_copy(Context& ctx, const Buffer& src, DType from, const TensorMeta& src_meta,
+               const Buffer& dst, DType to, const TensorMeta& dst_meta) {
+    bool dense_dst = dst_meta.offset == 0;  // row-major at offset 0, whatever the rank
+    std::int64_t stride = 1;
+    for (std::uint32_t d = dst_meta.rank; d-- > 0;) {
+        if (dst_meta.shape[d] != 1 && dst_meta.strides[d] != stride) dense_dst = false;
+        stride *= dst_meta.shape[d];
+    }
+    BURN_CHECK(dense_dst && (from == DType::F32 || to == DType::F32), "Vulkan: copying ", from,
+               " to ", to, " (half types convert to and from f32, into new tensors)");
+    const std::uint32_t n = src_meta.numel;
+    const bool to_half = backend::is_half(to);
+    const DType half = to_half ? to : from;
+    const std::string name =
+        std::string(to_half ? "layout_half_from_f32_" : "layout_half_to_f32_") +
+        (half == DType::F16 ? "f16" : "bf16");
+    const auto& p = ctx.pipeline({.shader = name, .spec = {kWg}, .bindings = 3, .push_bytes = 4});
+    const Buffer metas = meta_buffer(ctx, {src_meta, dst_meta});
+    const std::uint64_t threads = to_half ? (std::uint64_t{n} + 1) / 2 : n;
+    ctx.dispatch(p, {&metas, &src, &dst}, n, grid_1d(threads, kWg, ctx.features()));
+}
+
 void strided_copy(Context& ctx, const Buffer& src, DType from, TensorMeta src_meta,
                   const Buffer& dst, DType to, TensorMeta dst_meta) {
     const std::uint32_t n = src_meta.numel;
     if (n == 0) return;
     coalesce(src_meta, dst_meta);
+    if (from != to && (backend::is_half(from) || backend::is_half(to))) {
+        half_copy(ctx, src, from, src_meta, dst, to, dst_meta);
+        return;
+    }
     if (from == to && src_meta.rank == 1 && src_meta.strides[0] == 1 && dst_meta.strides[0] == 1) {
         // Both sides dense: a plain buffer copy, by a kernel where that is faster.
         const std::size_t es = device_element_size(from);

@@ -89,7 +89,7 @@ struct Autodiff {
     using Gradients = autodiff::Gradients<B>;
     using FullPrecisionBackend = Autodiff<typename B::FullPrecisionBackend, Checkpoint>;
     static constexpr BackendCapabilities capabilities = burn::capabilities<B>;
-    static constexpr DType float_dtype = ElementTraits<FloatElem>::dtype;
+    static constexpr DType default_float_dtype = ElementTraits<FloatElem>::dtype;
     static constexpr DType int_dtype = ElementTraits<IntElem>::dtype;
     static constexpr DType bool_dtype = DType::Bool;
 
@@ -191,6 +191,7 @@ private:
             prims.push_back(std::move(in[i].primitive));
         }
         P out = fwd(std::move(prims));
+        node->dtype = B::float_dtype(out);
         if (recompute) {
             node->recipe =
                 std::make_shared<Recipe>(Recipe{std::move(recipe_inputs), fwd, std::nullopt});
@@ -402,6 +403,9 @@ public:
     static T float_matmul(T a, T b);
     static I float_into_int(T a) { return B::float_into_int(std::move(a.primitive)); }
     static BoolTensor float_is_nan(T a) { return B::float_is_nan(std::move(a.primitive)); }
+    static DType float_dtype(const T& t) { return B::float_dtype(t.primitive); }
+    /// The gradient goes back converted to the input's dtype.
+    static T float_cast(T a, DType dtype);
 
     // ================================================================== cumulative ops
     /// g summed from each position to the end of `d` (the adjoint of cumsum).
@@ -662,6 +666,7 @@ auto Autodiff<B, Checkpoint>::float_set_require_grad(T t, bool require) -> T {
     }
     auto node = std::make_shared<Node>();
     node->requirement = autodiff::Requirement::Grad;
+    node->dtype = B::float_dtype(t.primitive);
     return T{std::move(t.primitive), std::move(node)};
 }
 
@@ -712,7 +717,10 @@ auto Autodiff<B, Checkpoint>::backward(T root) -> Gradients {
     }
     std::sort(order.begin(), order.end(),
               [](const NodeRef& a, const NodeRef& b) { return a->id > b->id; });
-    grads.replace(root.node->id, ones_shape(B::float_shape(root.primitive), root.primitive));
+    P seed = ones_shape(B::float_shape(root.primitive), root.primitive);
+    if (B::float_dtype(seed) != B::float_dtype(root.primitive))
+        seed = B::float_cast(std::move(seed), B::float_dtype(root.primitive));
+    grads.replace(root.node->id, std::move(seed));
     for (const NodeRef& n : order) {
         if (!n->step) continue;  // a leaf: its gradient stays in `grads`
         auto g = grads.remove(n->id);
@@ -751,6 +759,15 @@ auto Autodiff<B, Checkpoint>::float_to_device(T t, const Device& dev) -> T {
         "to_device", std::move(t), kNone,
         [dev](P a) { return B::float_to_device(std::move(a), dev); },
         [from](const Ctx&, P g) { return B::float_to_device(std::move(g), from); });
+}
+
+template <Backend B, class Checkpoint>
+auto Autodiff<B, Checkpoint>::float_cast(T t, DType dtype) -> T {
+    const DType from = B::float_dtype(t.primitive);
+    if (from == dtype) return t;
+    return unary(
+        "cast", std::move(t), kNone, [dtype](P a) { return B::float_cast(std::move(a), dtype); },
+        [from](const Ctx&, P g) { return is_float(from) ? B::float_cast(std::move(g), from) : g; });
 }
 
 template <Backend B, class Checkpoint>

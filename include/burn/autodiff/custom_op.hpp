@@ -265,6 +265,7 @@ std::vector<AutodiffTensor<B>> custom_op(std::string name, OpInputs<B> inputs,
     // The op's node: its id is newer than its inputs' (one counter), and older than its
     // outputs' relay nodes, which backward() therefore processes first.
     auto node = std::make_shared<Node<B>>();
+    if (!grads) node->dtype = B::float_dtype(outputs[0]);
     node->parents = std::move(inputs.nodes_);
     node->step = std::make_unique<detail::CustomOpStep<B, F>>(
         grads, name, std::move(inputs.tracked_), std::move(backward));
@@ -274,6 +275,7 @@ std::vector<AutodiffTensor<B>> custom_op(std::string name, OpInputs<B> inputs,
     }
     for (std::size_t i = 0; i < outputs.size(); ++i) {
         auto relay = std::make_shared<Node<B>>();
+        relay->dtype = B::float_dtype(outputs[i]);
         relay->parents.push_back(node);
         relay->step = std::make_unique<detail::RelayStep<B>>(grads, i);
         result.push_back(AutodiffTensor<B>{std::move(outputs[i]), std::move(relay)});

@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "burn/tensor/dtype.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/shape.hpp"
 
@@ -136,6 +137,9 @@ struct Node {
     /// Under BalancedCheckpointing, how to recompute this node's output (memory-bound ops).
     std::shared_ptr<typename Saved<P>::Recipe> recipe;
     bool released = false;  ///< set by backward() once the step ran and its state was freed
+    /// The float dtype of the node's tensor: gradients reaching it are converted to it (an f16
+    /// input of an op that computed in f32 gets an f16 gradient). Unset: kept as they come.
+    std::optional<DType> dtype;
 
     Node() { detail::live_node_counter().fetch_add(1, std::memory_order_relaxed); }
     Node(const Node&) = delete;
@@ -183,11 +187,14 @@ public:
     }
     /// Sets (replacing) the gradient of node `id`.
     void replace(NodeId id, P grad) { grads_.insert_or_assign(id, std::move(grad)); }
-    /// Adds `grad` to the gradient of node `id` (used by backward steps).
-    void accumulate(NodeId id, P grad, const Shape& expected, const char* op) {
+    /// Adds `grad` to the gradient of node `id` (used by backward steps), converted to `dtype`
+    /// when given.
+    void accumulate(NodeId id, P grad, const Shape& expected, const char* op,
+                    std::optional<DType> dtype = std::nullopt) {
         const Shape got = B::float_shape(grad);
         BURN_CHECK(got == expected, "autodiff: the backward step of ", op,
                    " produced a gradient of shape ", got, " for an input of shape ", expected);
+        if (dtype && B::float_dtype(grad) != *dtype) grad = B::float_cast(std::move(grad), *dtype);
         auto it = grads_.find(id);
         if (it == grads_.end()) grads_.emplace(id, std::move(grad));
         else it->second = B::float_add(std::move(it->second), std::move(grad));
@@ -203,7 +210,8 @@ private:
 };
 
 /// Adds the input gradients a backward step computed: `input_grads[i]` to the gradient of
-/// `parents[i]`, checked against `shapes[i]` (burn::Error naming `op` otherwise). Inputs that are
+/// `parents[i]`, checked against `shapes[i]` (burn::Error naming `op` otherwise) and converted to
+/// the parent's dtype. Inputs that are
 /// not tracked (null parent) and gradients not given (nullopt) are skipped.
 template <class B>
 void accumulate_inputs(Gradients<B>& grads, const std::vector<NodeRef<B>>& parents,
@@ -212,7 +220,8 @@ void accumulate_inputs(Gradients<B>& grads, const std::vector<NodeRef<B>>& paren
     const std::size_t n = std::min(parents.size(), input_grads.size());
     for (std::size_t i = 0; i < n; ++i)
         if (parents[i] && input_grads[i])
-            grads.accumulate(parents[i]->id, std::move(*input_grads[i]), shapes[i], op);
+            grads.accumulate(parents[i]->id, std::move(*input_grads[i]), shapes[i], op,
+                             parents[i]->dtype);
 }
 
 }  // namespace burn::autodiff

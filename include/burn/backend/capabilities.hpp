@@ -11,6 +11,10 @@ namespace burn {
 struct BackendCapabilities {
     /// Float tensors can be f64 (the backend family has an F = double variant).
     bool float64 = false;
+    /// Float tensors can be f16 / bf16 (Tensor::cast, or F = f16 / bf16): stored in half
+    /// precision, computed in f32 where the backend has no half-precision kernel.
+    bool float16 = false;
+    bool bfloat16 = false;
     /// Int tensors can be 64-bit on every device (I = std::int64_t).
     bool int64 = false;
     /// Every op gives bit-identical results from run to run (no float atomics whose order varies,

@@ -189,6 +189,23 @@
 
 namespace burn::backend {
 
+/// Names one kernel of BURN_KERNELS (capability queries of a kernel set).
+enum class KernelId : std::uint8_t {
+#define BURN_DETAIL_KERNEL_ID(RET, NAME, PARAMS) NAME,
+    BURN_KERNELS(BURN_DETAIL_KERNEL_ID)
+#undef BURN_DETAIL_KERNEL_ID
+};
+
+/// Optional trait of a kernel set: which kernels compute on f16 / bf16 tensors themselves
+/// (`dtype` is F16 or BF16). Every other kernel, and every kernel of a set without the trait,
+/// receives its half-precision float operands converted to f32 and its float results are
+/// converted back (burn/backend/widen.hpp). `cast` between f32 and the half types is the one
+/// kernel a set must implement to have half-precision tensors at all.
+template <class KS>
+concept HalfKernels = requires(KernelId k, DType d) {
+    { KS::computes_half(k, d) } -> std::same_as<bool>;
+};
+
 namespace detail {
 
 template <class KS, class Sig, class Call>

@@ -127,7 +127,9 @@
     X(P, all_dim, M(M, std::size_t)) \
     X(P, argwhere, I(M))
 
-/// Float-only ops: math functions, matmul, and the conversions between floats and the others.
+/// Float-only ops: math functions, matmul, the float dtype of a tensor (f32, f16, bf16, f64, or
+/// QInt8 when quantized) and the conversion to another float dtype, and the conversions between
+/// floats and the other kinds.
 #define BURN_FLOAT_ONLY_OPS(Y)         \
     Y(float_exp, F(F))                 \
     Y(float_log, F(F))                 \
@@ -145,6 +147,8 @@
     Y(float_powf_scalar, F(F, double)) \
     Y(float_matmul, F(F, F))           \
     Y(float_is_nan, M(F))              \
+    Y(float_dtype, DType(const F&))    \
+    Y(float_cast, F(F, DType))         \
     Y(float_into_int, I(F))            \
     Y(int_into_float, F(I))            \
     Y(bool_into_float, F(M))

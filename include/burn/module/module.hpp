@@ -574,7 +574,7 @@ inline const record::Record* find_path(const record::Record& root, std::string_v
 }
 
 /// The tensor stored at `path`, checked against the shape of `current`, converted to its kind
-/// and placed on its device.
+/// and float dtype and placed on its device.
 template <class TensorT>
 std::pair<TensorT, record::ParamId> load_tensor(const record::Record& root, std::string_view path,
                                                 const TensorT& current) {
@@ -583,7 +583,13 @@ std::pair<TensorT, record::ParamId> load_tensor(const record::Record& root, std:
     const auto& item = r->template as<record::TensorItem>(path);
     BURN_CHECK(item.data.shape == current.shape(), path, ": expected shape ", current.shape(),
                ", found ", item.data.shape);
-    return {TensorT::from_data(item.data, current.device()), item.id};
+    TensorT t = TensorT::from_data(item.data, current.device());
+    if constexpr (requires { t.cast(DType::F32); }) {
+        // A float parameter keeps its dtype (a bf16 model stays bf16); quantized ones as stored.
+        const DType want = current.dtype();
+        if (is_float(want) && is_float(t.dtype()) && t.dtype() != want) t = t.cast(want);
+    }
+    return {std::move(t), item.id};
 }
 
 }  // namespace detail

@@ -141,7 +141,21 @@ public:
                            g->shape(), ", the parameter ", param.shape());
                 auto grad = clipping_ && !global ? clipping_->clip(std::move(*g)) : std::move(*g);
                 auto& state = states_[id];
-                return T::from_inner(optim_.step(lr, std::move(param), std::move(grad), state));
+                const DType dtype = param.dtype();
+                if (dtype == DType::F16 || dtype == DType::BF16) {
+                    // f32 master weights: the update runs on an f32 copy kept in the state
+                    // ("master"), so that steps smaller than the half type's resolution add up;
+                    // the module gets the copy rounded to its dtype.
+                    auto master = state.template get<D>("master", param.device());
+                    auto p32 = master ? std::move(*master) : param.cast(DType::F32);
+                    auto next =
+                        optim_.step(lr, std::move(p32), std::move(grad).cast(DType::F32), state);
+                    state.set("master", next);
+                    return T::from_inner(next.cast(dtype));
+                }
+                auto next = optim_.step(lr, std::move(param), std::move(grad), state);
+                if (next.dtype() != dtype) next = next.cast(dtype);  // an f32 gradient of f64
+                return T::from_inner(std::move(next));
             } else {
                 return t;
             }

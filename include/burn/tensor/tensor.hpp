@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "burn/backend/capabilities.hpp"
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/data.hpp"
 #include "burn/tensor/distribution.hpp"
@@ -75,6 +76,19 @@ inline std::vector<SliceRange> resolve_slices(const Shape& shape, std::span<cons
 
 inline std::string shapes_string(const Shape& a, const Shape& b) {
     return a.to_string() + " and " + b.to_string();
+}
+
+/// Throws unless `dtype` is a float dtype that backend B's float tensors can have.
+template <class B>
+void check_float_dtype(DType dtype, const char* op) {
+    constexpr BackendCapabilities c = capabilities<B>;
+    const bool ok = dtype == DType::F32 || dtype == ElementTraits<typename B::FloatElem>::dtype ||
+                    (dtype == DType::F16 && c.float16) || (dtype == DType::BF16 && c.bfloat16) ||
+                    (dtype == DType::F64 && c.float64);
+    BURN_CHECK(ok, op, ": ", B::name(), " has no ", dtype_name(dtype), " float tensors",
+               is_float(dtype) ? " (see burn::capabilities)"
+                               : "; expected a float dtype (f32, f16, bf16, f64); into_int() and "
+                                 "into_bool() convert to the other kinds");
 }
 
 }  // namespace detail
@@ -287,11 +301,11 @@ public:
     Device device(const char* where = __builtin_FUNCTION()) const {
         return Ops::device(prim(where));
     }
-    /// The element type: the backend's type of the kind, or QInt8 for a quantized float tensor.
+    /// The element type: a float tensor's own dtype (the backend's default F, or what `cast`
+    /// chose; QInt8 when quantized), the backend's int type, or Bool.
     DType dtype() const {
-        if constexpr (std::same_as<K, Float>)
-            if (B::float_is_quantized(prim())) return DType::QInt8;
-        return kind_dtype<B, K>();
+        if constexpr (std::same_as<K, Float>) return B::float_dtype(prim());
+        else return kind_dtype<B, K>();
     }
     Tensor to_device(const Device& device) const { return Tensor(Ops::to_device(prim(), device)); }
 
@@ -686,6 +700,15 @@ public:
     Tensor<B, D, Int> into_int() const { return Tensor<B, D, Int>(Ops::to_int(prim())); }
     /// To Bool (Burn's `.bool()`): non-zero is true.
     Tensor<B, D, Bool> into_bool() const { return Tensor<B, D, Bool>(Ops::to_bool(prim())); }
+
+    /// This float tensor in another float dtype: DType::F32, F16, BF16, or F64, as far as the
+    /// backend has them (capabilities<B>: float16, bfloat16, float64). Values round to nearest,
+    /// ties to even; ops on the result keep its dtype, and ops mixing dtypes compute in the wider
+    /// one (f16 with bf16: f32). Under Autodiff the gradient flows back in the input's dtype.
+    Tensor cast(DType dtype) const requires std::same_as<K, Float> {
+        detail::check_float_dtype<B>(dtype, "Tensor::cast");
+        return Tensor(B::float_cast(prim(), dtype));
+    }
 
     // ------------------------------------------------------------------ numeric ops
     Tensor add(Tensor other) const& requires NumericKind<K> {

@@ -21,21 +21,31 @@
 
 namespace burn {
 
-/// The CPU backend. `F` is the float element (float or double), `I` the int element
-/// (std::int64_t or std::int32_t). Bool tensors hold one byte per element.
+/// The CPU backend. `F` is the default float element (float or double; f16 or bf16 for
+/// half-precision storage computed in f32), `I` the int element (std::int64_t or std::int32_t).
+/// Float tensors of any of the four dtypes mix (Tensor::cast). Bool tensors hold one byte per
+/// element.
 template <class F = float, class I = std::int64_t>
 struct Cpu : backend::KernelBackend<cpu::Kernels, F, I> {
-    static_assert(std::is_same_v<F, float> || std::is_same_v<F, double>,
-                  "Cpu<F, I>: F must be float or double");
+    static_assert(std::is_same_v<F, float> || std::is_same_v<F, double> || std::is_same_v<F, f16> ||
+                      std::is_same_v<F, bf16>,
+                  "Cpu<F, I>: F must be float, double, burn::f16 or burn::bf16");
     static_assert(std::is_same_v<I, std::int64_t> || std::is_same_v<I, std::int32_t>,
                   "Cpu<F, I>: I must be std::int64_t or std::int32_t");
 
-    /// Both float and double are at least f32, Burn's "full precision".
-    using FullPrecisionBackend = Cpu<F, I>;
-    static constexpr BackendCapabilities capabilities{
-        .float64 = true, .int64 = true, .deterministic = true, .host_memory = true};
+    /// float and double are at least f32, Burn's "full precision"; the half types' is Cpu<float>.
+    using FullPrecisionBackend =
+        Cpu<std::conditional_t<std::is_same_v<F, double>, double, float>, I>;
+    static constexpr BackendCapabilities capabilities{.float64 = true,
+                                                      .float16 = true,
+                                                      .bfloat16 = true,
+                                                      .int64 = true,
+                                                      .deterministic = true,
+                                                      .host_memory = true};
 
-    static std::string name() { return std::is_same_v<F, float> ? "cpu<f32>" : "cpu<f64>"; }
+    static std::string name() {
+        return "cpu<" + std::string(dtype_name(ElementTraits<F>::dtype)) + ">";
+    }
 };
 
 }  // namespace burn

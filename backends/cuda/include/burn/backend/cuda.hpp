@@ -69,24 +69,28 @@ void cuda_empty_cache(const CudaDevice& device);
 void set_cuda_allow_tf32(bool allow) noexcept;
 bool cuda_allow_tf32() noexcept;
 
-/// The CUDA backend. `F` is the float element (float or double), `I` the int element
-/// (std::int32_t, the default, or std::int64_t). Bool tensors hold one byte per element.
+/// The CUDA backend. `F` is the default float element (float or double; burn::f16 or burn::bf16
+/// for half-precision floats), `I` the int element (std::int32_t, the default, or std::int64_t).
+/// Float tensors of the four dtypes mix (Tensor::cast). Bool tensors hold one byte per element.
 template <class F = float, class I = std::int32_t>
 struct Cuda : backend::KernelBackend<cuda::Kernels, F, I> {
-    static_assert(std::is_same_v<F, float> || std::is_same_v<F, double>,
-                  "Cuda<F, I>: F must be float or double");
+    static_assert(std::is_same_v<F, float> || std::is_same_v<F, double> || std::is_same_v<F, f16> ||
+                      std::is_same_v<F, bf16>,
+                  "Cuda<F, I>: F must be float, double, burn::f16 or burn::bf16");
     static_assert(std::is_same_v<I, std::int32_t> || std::is_same_v<I, std::int64_t>,
                   "Cuda<F, I>: I must be std::int32_t or std::int64_t");
 
-    /// Both float and double are at least f32, Burn's "full precision".
-    using FullPrecisionBackend = Cuda<F, I>;
-    /// f64 and i64 everywhere; not `deterministic`: float atomics in the backward of
+    /// float and double are at least f32, Burn's "full precision"; the half types' is Cuda<float>.
+    using FullPrecisionBackend =
+        Cuda<std::conditional_t<std::is_same_v<F, double>, double, float>, I>;
+    /// f64, f16, bf16 and i64 everywhere; not `deterministic`: float atomics in the backward of
     /// deform_conv2d (and of max_pool fed indices outside their window) make their last bits vary
     /// between runs.
-    static constexpr BackendCapabilities capabilities{.float64 = true, .int64 = true};
+    static constexpr BackendCapabilities capabilities{
+        .float64 = true, .float16 = true, .bfloat16 = true, .int64 = true};
 
     static std::string name() {
-        std::string n = std::is_same_v<F, float> ? "cuda<f32" : "cuda<f64";
+        const std::string n = "cuda<" + std::string(dtype_name(ElementTraits<F>::dtype));
         return n + (std::is_same_v<I, std::int32_t> ? ">" : ",i64>");
     }
 };

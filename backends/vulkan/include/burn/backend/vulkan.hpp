@@ -92,7 +92,8 @@ struct Vulkan : backend::KernelBackend<vk::Kernels, F, I> {
     using FullPrecisionBackend = Vulkan<F, I>;
     /// No f64; i64 only on devices with shaderInt64; the GPU backward of deform_conv2d adds with
     /// float atomics (results vary in the last bits between runs).
-    static constexpr BackendCapabilities capabilities{};
+    /// f16 and bf16 tensors (Tensor::cast) are stored in half precision and computed in f32.
+    static constexpr BackendCapabilities capabilities{.float16 = true, .bfloat16 = true};
 
     static std::string name() {
         return std::is_same_v<I, std::int32_t> ? "vulkan<f32>" : "vulkan<f32,i64>";

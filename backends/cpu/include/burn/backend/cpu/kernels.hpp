@@ -26,6 +26,14 @@ struct Kernels {
     static backend::AdamStepResult<CpuTensor> adam_step(CpuTensor param, CpuTensor grad,
                                                         CpuTensor* moment_1, CpuTensor* moment_2,
                                                         const backend::AdamHyper& h);
+    /// The kernels that work on f16 / bf16 tensors themselves (backend::HalfKernels): data in
+    /// and out, allocation, fills, copies and casts from and to every dtype. The others compute
+    /// in f32 (backend/widen.hpp).
+    static constexpr bool computes_half(backend::KernelId k, DType) {
+        using K = backend::KernelId;
+        return k == K::empty || k == K::full || k == K::from_data || k == K::into_data ||
+               k == K::to_device || k == K::contiguous || k == K::cast;
+    }
     /// The fusion part (Fusion<Cpu<F>>, fusion::FusionKernelSet): runs a fused element-wise
     /// program tile by tile through the SIMD kernels, one pass over memory (src/fused.cpp).
     static std::vector<CpuTensor> fused_elementwise(const fusion::Program& p,

@@ -16,6 +16,14 @@ BURN_KERNEL_VOCABULARY
 /// The CUDA kernels (plus the optional one-pass Adam step).
 struct Kernels {
     BURN_KERNEL_SET_MEMBERS(CudaTensor, CudaDevice)
+    /// The kernels that run on f16 / bf16 tensors (backend::HalfKernels): storage, copies and
+    /// matmul (cuBLASLt, tensor cores, f32 accumulation); `cast` converts them to and from f32.
+    /// The others compute in f32 (backend/widen.hpp).
+    static constexpr bool computes_half(backend::KernelId k, DType) {
+        using K = backend::KernelId;
+        return k == K::empty || k == K::from_data || k == K::into_data || k == K::to_device ||
+               k == K::contiguous || k == K::matmul;
+    }
     static backend::AdamStepResult<CudaTensor> adam_step(CudaTensor param, CudaTensor grad,
                                                          CudaTensor* moment_1, CudaTensor* moment_2,
                                                          const backend::AdamHyper& h);

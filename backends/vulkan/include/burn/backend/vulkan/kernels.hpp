@@ -16,6 +16,13 @@ BURN_KERNEL_VOCABULARY
 /// The Vulkan kernels. to_device between two devices copies through the host.
 struct Kernels {
     BURN_KERNEL_SET_MEMBERS(VulkanTensor, VulkanDevice)
+    /// The kernels that take f16 / bf16 tensors as they are (backend::HalfKernels): allocation
+    /// and data in and out (halves are stored two to a 32-bit word); `cast` converts them to and
+    /// from f32. Every other kernel computes in f32 (backend/widen.hpp).
+    static constexpr bool computes_half(backend::KernelId k, DType) {
+        using K = backend::KernelId;
+        return k == K::empty || k == K::from_data || k == K::into_data || k == K::to_device;
+    }
 };
 
 }  // namespace burn::vk
