@@ -2,14 +2,17 @@
 // Training in half precision: the GradScaler (skipped steps and scale changes with injected
 // infinities and NaN, f16 gradients that underflow without it), the optimizers' f32 master
 // weights for f16 / bf16 parameters (updates below the half type's resolution add up), and
-// whole training runs of a small transformer encoder in bf16 (master weights) and in f16 (with
-// the scaler) that reach the f32 run's loss.
+// whole training runs of a small transformer encoder in bf16 (master weights), in f16 (with the
+// scaler) and in f32 under Autocast that reach the f32 run's loss; Autocast's op lists, nesting
+// and threads.
 #include <burn/nn/linear.hpp>
 #include <burn/nn/loss.hpp>
 #include <burn/nn/transformer.hpp>
 #include <burn/optim.hpp>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <thread>
 #include <vector>
 
 #include "test_support.hpp"
@@ -135,19 +138,23 @@ struct TinyModel {
     }
 };
 
-/// Trains `model` for `steps` Adam steps in `dtype` (f16: with a GradScaler) and returns the
-/// final loss on held-out data, computed in f32.
-double train(TinyModel model, DType dtype, int steps) {
+/// Trains `model` for `steps` Adam steps in `dtype` (f16: with a GradScaler; with `autocast`, the
+/// model stays f32 and runs under Autocast(dtype)) and returns the final loss on held-out data,
+/// computed in f32.
+double train(TinyModel model, DType dtype, int steps, bool autocast = false) {
     B::seed(17);
     const auto x = Tensor<B, 3>::random({16, 8, 16}, Distribution::Uniform(-1.0, 1.0));
     const auto y = (x.slice({Slice(), Slice(), Slice(0, 4)}) * 2.0).sin();
     const auto xv = Tensor<B, 3>::random({16, 8, 16}, Distribution::Uniform(-1.0, 1.0));
     const auto yv = (xv.slice({Slice(), Slice(), Slice(0, 4)}) * 2.0).sin();
-    auto m = cast_module(model, dtype);
+    auto m = autocast ? model : cast_module(model, dtype);
     auto adam = optim::AdamConfig{}.init<B>();
     auto scaler = optim::GradScalerConfig{}.init<B>();
     for (int i = 0; i < steps; ++i) {
-        auto loss = m.loss(x.cast(dtype), y.cast(dtype));
+        std::optional<Autocast> scope;
+        if (autocast) scope.emplace(dtype);
+        auto loss = autocast ? m.loss(x, y) : m.loss(x.cast(dtype), y.cast(dtype));
+        scope.reset();
         if (dtype == DType::F16) {
             auto grads = scaler.scale(loss).backward();
             m = scaler.step(adam, 3e-3, m, optim::GradientsParams<B>::from_grads(grads, m));
@@ -171,10 +178,50 @@ TEST(MixedPrecisionTest, HalfPrecisionTrainingReachesTheF32Loss) {
     const double f32 = train(model, DType::F32, 150);
     const double bf16 = train(model, DType::BF16, 150);
     const double f16 = train(model, DType::F16, 150);
+    const double amp_bf16 = train(model, DType::BF16, 150, true);
+    const double amp_f16 = train(model, DType::F16, 150, true);
     EXPECT_LT(f32, 0.5 * start);  // it learned
     // The half-precision runs end within 15% (+0.01) of the f32 run's validation loss.
     EXPECT_LT(std::abs(bf16 - f32), 0.15 * f32 + 0.01) << "f32 " << f32 << ", bf16 " << bf16;
     EXPECT_LT(std::abs(f16 - f32), 0.15 * f32 + 0.01) << "f32 " << f32 << ", f16 " << f16;
+    // f32 parameters under autocast (matmuls in half, norms, softmax and the loss in f32).
+    EXPECT_LT(std::abs(amp_bf16 - f32), 0.15 * f32 + 0.01) << "f32 " << f32 << ", " << amp_bf16;
+    EXPECT_LT(std::abs(amp_f16 - f32), 0.15 * f32 + 0.01) << "f32 " << f32 << ", " << amp_f16;
+}
+
+TEST(AutocastTest, ListsScopesAndThreads) {
+    using T2 = Tensor<B, 2>;
+    const auto x = T2::random({4, 8}, Distribution::Default());
+    const auto w = T2::random({8, 3}, Distribution::Default()).require_grad();
+    EXPECT_FALSE(autocast_dtype().has_value());
+    {
+        Autocast amp(DType::BF16);
+        EXPECT_EQ(autocast_dtype(), DType::BF16);
+        const auto y = x.matmul(w);  // lower-precision list
+        EXPECT_EQ(y.dtype(), DType::BF16);
+        EXPECT_EQ(activation::softmax(y, 1).dtype(), DType::F32);  // f32 list
+        EXPECT_EQ((y + 1.0).dtype(), DType::BF16);                 // others: their operands'
+        const auto img = Tensor<B, 4>::random({1, 2, 5, 5}, Distribution::Default());
+        const auto k = Tensor<B, 4>::random({3, 2, 3, 3}, Distribution::Default());
+        EXPECT_EQ(module::conv2d(img, k, std::nullopt, ConvOptions<2>{}).dtype(), DType::BF16);
+        const auto lin = nn::LinearConfig{.d_input = 8, .d_output = 3}.init<B>();
+        EXPECT_EQ(lin.forward(x).dtype(), DType::BF16);
+        EXPECT_EQ(nn::MseLoss{}.forward(y, y * 0.5, nn::Reduction::Mean).dtype(), DType::F32);
+        {
+            Autocast off(DType::BF16, false);
+            EXPECT_EQ(x.matmul(w).dtype(), DType::F32);
+        }
+        EXPECT_EQ(x.matmul(w).dtype(), DType::BF16);
+        // The scope is this thread's.
+        std::optional<DType> other = DType::F16;
+        std::thread([&] { other = autocast_dtype(); }).join();
+        EXPECT_FALSE(other.has_value());
+        // The parameter's gradient comes back in f32, its dtype.
+        auto grads = x.matmul(w).cast(DType::F32).sum().backward();
+        EXPECT_EQ(w.grad(grads)->dtype(), DType::F32);
+    }
+    EXPECT_EQ(x.matmul(w).dtype(), DType::F32);
+    EXPECT_THROW(Autocast(DType::F32), Error);
 }
 
 }  // namespace

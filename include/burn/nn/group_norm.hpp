@@ -84,7 +84,8 @@ struct GroupNorm {
 
     /// [batch, num_channels, ...] (rank 2 or more) -> the same shape.
     template <std::size_t D>
-    Tensor<B, D> forward(const Tensor<B, D>& x) const {
+    Tensor<B, D> forward(const Tensor<B, D>& x_in) const {
+        const Tensor<B, D> x = autocast::full(x_in);  // on autocast's f32 list
         static_assert(D >= 2, "GroupNorm::forward: the input is [batch, channels, ...]");
         BURN_CHECK(x.dims()[1] == num_channels, "GroupNorm::forward: expected an input [batch, ",
                    num_channels, ", ...], got shape ", x.shape());

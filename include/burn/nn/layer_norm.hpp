@@ -42,7 +42,8 @@ struct LayerNorm {
 
     /// Normalises the last dimension of x ([..., d_model]).
     template <std::size_t D>
-    Tensor<B, D> forward(const Tensor<B, D>& x) const {
+    Tensor<B, D> forward(const Tensor<B, D>& x_in) const {
+        const Tensor<B, D> x = autocast::full(x_in);  // on autocast's f32 list
         BURN_CHECK(x.dims()[D - 1] == d_model(), "LayerNorm::forward: expected an input whose "
                    "last dim is ", d_model(), ", got shape ", x.shape());
         const auto mean = x.mean_dim(D - 1);

@@ -70,7 +70,8 @@ struct Linear {
 private:
     Tensor<B, 2> affine(const Tensor<B, 2>& x) const {
         auto y = x.matmul(weight.val());
-        if (bias) y = y + bias->val().template unsqueeze<2>();
+        // Under autocast the bias joins the product's half dtype (PyTorch's addmm).
+        if (bias) y = y + autocast::lower(bias->val()).template unsqueeze<2>();
         return y;
     }
 };

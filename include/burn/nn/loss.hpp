@@ -93,7 +93,8 @@ struct MseLoss {
     template <Backend B, std::size_t D>
     Tensor<B, 1> forward(const Tensor<B, D>& predictions, const Tensor<B, D>& targets,
                          Reduction reduction = Reduction::Mean) const {
-        return loss_detail::reduce_loss(forward_no_reduction(predictions, targets), reduction);
+        return loss_detail::reduce_loss(  // on autocast's f32 list
+            forward_no_reduction(autocast::full(predictions), autocast::full(targets)), reduction);
     }
 
     /// The element-wise loss, of the shape of the inputs.
@@ -131,7 +132,8 @@ struct HuberLoss {
     template <Backend B, std::size_t D>
     Tensor<B, 1> forward(const Tensor<B, D>& predictions, const Tensor<B, D>& targets,
                          Reduction reduction = Reduction::Mean) const {
-        return loss_detail::reduce_loss(forward_no_reduction(predictions, targets), reduction);
+        return loss_detail::reduce_loss(  // on autocast's f32 list
+            forward_no_reduction(autocast::full(predictions), autocast::full(targets)), reduction);
     }
 
     /// The element-wise loss, of the shape of the inputs.
@@ -203,8 +205,9 @@ struct CrossEntropyLoss {
 
     /// The loss as a [1] tensor: the weighted mean over the samples that are not padding
     /// (Reduction::Mean / Auto; NaN when every sample is padding) or their sum (Reduction::Sum).
-    Tensor<B, 1> forward(const Tensor<B, 2>& logits_in, const Tensor<B, 1, Int>& targets,
+    Tensor<B, 1> forward(const Tensor<B, 2>& logits_arg, const Tensor<B, 1, Int>& targets,
                          Reduction reduction = Reduction::Mean) const {
+        const Tensor<B, 2> logits_in = autocast::full(logits_arg);  // on autocast's f32 list
         const std::size_t batch = logits_in.dims()[0], classes = logits_in.dims()[1];
         BURN_CHECK(targets.dims()[0] == batch, "CrossEntropyLoss::forward: targets ",
                    targets.shape(), " do not match the batch of logits ", logits_in.shape());
@@ -315,7 +318,8 @@ struct BinaryCrossEntropyLoss {
     template <std::size_t D>
     Tensor<B, 1> forward(const Tensor<B, D>& input, const Tensor<B, D, Int>& targets,
                          Reduction reduction = Reduction::Mean) const {
-        return loss_detail::reduce_loss(forward_no_reduction(input, targets), reduction);
+        return loss_detail::reduce_loss(  // on autocast's f32 list
+            forward_no_reduction(autocast::full(input), targets), reduction);
     }
 
     /// The element-wise loss, of the shape of the inputs.

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "burn/tensor/autocast.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/tensor.hpp"
 
@@ -55,14 +56,14 @@ Tensor<B, D> log_sigmoid(const Tensor<B, D>& x) {
 template <Backend B, std::size_t D>
 Tensor<B, D> softmax(const Tensor<B, D>& x, std::int64_t dim) {
     const std::size_t d = burn::detail::norm_dim(dim, D, "softmax");
-    return Tensor<B, D>(B::softmax(x.primitive(), d));
+    return Tensor<B, D>(B::softmax(autocast::full(x).primitive(), d));
 }
 
 /// log(softmax(x)) along `dim`, computed as x - max - log(sum(exp(x - max))).
 template <Backend B, std::size_t D>
 Tensor<B, D> log_softmax(const Tensor<B, D>& x, std::int64_t dim) {
     const std::size_t d = burn::detail::norm_dim(dim, D, "log_softmax");
-    return Tensor<B, D>(B::log_softmax(x.primitive(), d));
+    return Tensor<B, D>(B::log_softmax(autocast::full(x).primitive(), d));
 }
 
 /// softmax(-x) along `dim`.

@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "burn/tensor/autocast.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/module_options.hpp"
 #include "burn/tensor/tensor.hpp"
@@ -145,7 +146,8 @@ Tensor<B, 3> conv1d(const Tensor<B, 3>& x, const Tensor<B, 3>& weight,
                     const std::type_identity_t<std::optional<Tensor<B, 1>>>& bias, const ConvOptions<1>& options) {
     detail::check_conv("conv1d", x, weight, bias, options.groups, options.stride, options.padding,
                        options.dilation);
-    return Tensor<B, 3>(B::conv1d(x.primitive(), weight.primitive(), detail::prim(bias), options));
+    return Tensor<B, 3>(B::conv1d(autocast::lower(x).primitive(), autocast::lower(weight).primitive(),
+        detail::prim(autocast::lower(bias)), options));
 }
 
 /// 2-d convolution: x [batch, channels_in, height, width], weight [channels_out,
@@ -155,7 +157,8 @@ Tensor<B, 4> conv2d(const Tensor<B, 4>& x, const Tensor<B, 4>& weight,
                     const std::type_identity_t<std::optional<Tensor<B, 1>>>& bias, const ConvOptions<2>& options) {
     detail::check_conv("conv2d", x, weight, bias, options.groups, options.stride, options.padding,
                        options.dilation);
-    return Tensor<B, 4>(B::conv2d(x.primitive(), weight.primitive(), detail::prim(bias), options));
+    return Tensor<B, 4>(B::conv2d(autocast::lower(x).primitive(), autocast::lower(weight).primitive(),
+        detail::prim(autocast::lower(bias)), options));
 }
 
 /// 3-d convolution: x [batch, channels_in, depth, height, width].
@@ -164,7 +167,8 @@ Tensor<B, 5> conv3d(const Tensor<B, 5>& x, const Tensor<B, 5>& weight,
                     const std::type_identity_t<std::optional<Tensor<B, 1>>>& bias, const ConvOptions<3>& options) {
     detail::check_conv("conv3d", x, weight, bias, options.groups, options.stride, options.padding,
                        options.dilation);
-    return Tensor<B, 5>(B::conv3d(x.primitive(), weight.primitive(), detail::prim(bias), options));
+    return Tensor<B, 5>(B::conv3d(autocast::lower(x).primitive(), autocast::lower(weight).primitive(),
+        detail::prim(autocast::lower(bias)), options));
 }
 
 /// 1-d transposed convolution: weight [channels_in, channels_out / groups, kernel].
@@ -174,7 +178,8 @@ Tensor<B, 3> conv_transpose1d(const Tensor<B, 3>& x, const Tensor<B, 3>& weight,
                               const ConvTransposeOptions<1>& options) {
     detail::check_conv_transpose("conv_transpose1d", x, weight, bias, options);
     return Tensor<B, 3>(
-        B::conv_transpose1d(x.primitive(), weight.primitive(), detail::prim(bias), options));
+        B::conv_transpose1d(autocast::lower(x).primitive(), autocast::lower(weight).primitive(),
+        detail::prim(autocast::lower(bias)), options));
 }
 
 /// 2-d transposed convolution: weight [channels_in, channels_out / groups, kernel_h, kernel_w].
@@ -184,7 +189,8 @@ Tensor<B, 4> conv_transpose2d(const Tensor<B, 4>& x, const Tensor<B, 4>& weight,
                               const ConvTransposeOptions<2>& options) {
     detail::check_conv_transpose("conv_transpose2d", x, weight, bias, options);
     return Tensor<B, 4>(
-        B::conv_transpose2d(x.primitive(), weight.primitive(), detail::prim(bias), options));
+        B::conv_transpose2d(autocast::lower(x).primitive(), autocast::lower(weight).primitive(),
+        detail::prim(autocast::lower(bias)), options));
 }
 
 /// 3-d transposed convolution.
@@ -194,7 +200,8 @@ Tensor<B, 5> conv_transpose3d(const Tensor<B, 5>& x, const Tensor<B, 5>& weight,
                               const ConvTransposeOptions<3>& options) {
     detail::check_conv_transpose("conv_transpose3d", x, weight, bias, options);
     return Tensor<B, 5>(
-        B::conv_transpose3d(x.primitive(), weight.primitive(), detail::prim(bias), options));
+        B::conv_transpose3d(autocast::lower(x).primitive(), autocast::lower(weight).primitive(),
+        detail::prim(autocast::lower(bias)), options));
 }
 
 /// Deformable 2-d convolution (torchvision.ops.deform_conv2d): offset [batch, 2 * offset_groups *
@@ -227,8 +234,10 @@ Tensor<B, 4> deform_conv2d(const Tensor<B, 4>& x, const Tensor<B, 4>& offset,
         BURN_CHECK(mask->shape() == want_mask, op, ": mask of shape ", mask->shape(),
                    " should be ", want_mask);
     }
-    return Tensor<B, 4>(B::deform_conv2d(x.primitive(), offset.primitive(), weight.primitive(),
-                                         detail::prim(mask), detail::prim(bias), options));
+    return Tensor<B, 4>(B::deform_conv2d(
+        autocast::lower(x).primitive(), autocast::lower(offset).primitive(),
+        autocast::lower(weight).primitive(), detail::prim(autocast::lower(mask)),
+        detail::prim(autocast::lower(bias)), options));
 }
 
 /// Extracts sliding local blocks (im2col, torch.nn.functional.unfold): x [batch, channels, h, w]

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "burn/backend/capabilities.hpp"
+#include "burn/tensor/autocast.hpp"
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/data.hpp"
 #include "burn/tensor/distribution.hpp"
@@ -1145,7 +1146,9 @@ public:
             // Dot product, as torch.matmul on two vectors but keeping rank 1.
             return (*this * other).sum();
         } else {
-            return Tensor(B::float_matmul(prim(), other.prim()));
+            // On autocast's lower-precision list (burn/tensor/autocast.hpp).
+            return Tensor(B::float_matmul(autocast::lower(*this).prim(),
+                                          autocast::lower(other).prim()));
         }
     }
     Tensor<B, D, Bool> is_nan() const requires std::same_as<K, Float> {
