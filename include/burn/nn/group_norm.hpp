@@ -89,7 +89,8 @@ struct GroupNorm {
         static_assert(D >= 2, "GroupNorm::forward: the input is [batch, channels, ...]");
         BURN_CHECK(x.dims()[1] == num_channels, "GroupNorm::forward: expected an input [batch, ",
                    num_channels, ", ...], got shape ", x.shape());
-        BURN_CHECK(!affine || (gamma && beta), "GroupNorm::forward: affine is set but gamma or "
+        BURN_CHECK(!affine || (gamma && beta),
+                   "GroupNorm::forward: affine is set but gamma or "
                    "beta is missing");
         return detail::norm::channel_affine(detail::norm::group_normalize(x, num_groups, epsilon),
                                             gamma, beta);

@@ -33,7 +33,7 @@ struct LayerNormConfig {
 
 template <Backend B>
 struct LayerNorm {
-    module::Param<Tensor<B, 1>> gamma;               ///< [d_model], ones at init
+    module::Param<Tensor<B, 1>> gamma;                ///< [d_model], ones at init
     std::optional<module::Param<Tensor<B, 1>>> beta;  ///< [d_model], zeros at init
     double epsilon = 1e-5;
     BURN_MODULE(gamma, beta, epsilon)
@@ -44,8 +44,10 @@ struct LayerNorm {
     template <std::size_t D>
     Tensor<B, D> forward(const Tensor<B, D>& x_in) const {
         const Tensor<B, D> x = autocast::full(x_in);  // on autocast's f32 list
-        BURN_CHECK(x.dims()[D - 1] == d_model(), "LayerNorm::forward: expected an input whose "
-                   "last dim is ", d_model(), ", got shape ", x.shape());
+        BURN_CHECK(x.dims()[D - 1] == d_model(),
+                   "LayerNorm::forward: expected an input whose "
+                   "last dim is ",
+                   d_model(), ", got shape ", x.shape());
         const auto mean = x.mean_dim(D - 1);
         const auto centered = x - mean;
         const auto var = (centered * centered).mean_dim(D - 1);

@@ -46,16 +46,17 @@ struct Linear {
     template <std::size_t D>
     Tensor<B, D> forward(const Tensor<B, D>& x) const {
         const auto dims = x.dims();
-        BURN_CHECK(dims[D - 1] == d_input(), "Linear::forward: expected an input whose last dim is ",
-                   d_input(), ", got shape ", x.shape());
+        BURN_CHECK(dims[D - 1] == d_input(),
+                   "Linear::forward: expected an input whose last dim is ", d_input(),
+                   ", got shape ", x.shape());
         if constexpr (D == 2) {
             return affine(x);
         } else {
             std::array<std::int64_t, D> out_dims{};
             for (std::size_t i = 0; i + 1 < D; ++i) out_dims[i] = std::int64_t(dims[i]);
             out_dims[D - 1] = std::int64_t(d_output());
-            const auto flat = x.template reshape<2>(
-                std::array<std::int64_t, 2>{-1, std::int64_t(d_input())});
+            const auto flat =
+                x.template reshape<2>(std::array<std::int64_t, 2>{-1, std::int64_t(d_input())});
             return affine(flat).template reshape<D>(out_dims);
         }
     }
@@ -78,8 +79,10 @@ private:
 
 template <Backend B>
 Linear<B> LinearConfig::init(const typename B::Device& device) const {
-    BURN_CHECK(*d_input > 0 && *d_output > 0, "LinearConfig::init: d_input and d_output must be "
-               "positive, got d_input = ", *d_input, ", d_output = ", *d_output);
+    BURN_CHECK(*d_input > 0 && *d_output > 0,
+               "LinearConfig::init: d_input and d_output must be "
+               "positive, got d_input = ",
+               *d_input, ", d_output = ", *d_output);
     Linear<B> out{initializer.init_param<B, 2>({*d_input, *d_output}, *d_input, *d_output, device),
                   std::nullopt};
     if (bias) out.bias = initializer.init_param<B, 1>({*d_output}, *d_input, *d_output, device);

@@ -42,8 +42,10 @@ struct RmsNorm {
     template <std::size_t D>
     Tensor<B, D> forward(const Tensor<B, D>& x_in) const {
         const Tensor<B, D> x = autocast::full(x_in);  // on autocast's f32 list
-        BURN_CHECK(x.dims()[D - 1] == d_model(), "RmsNorm::forward: expected an input whose "
-                   "last dim is ", d_model(), ", got shape ", x.shape());
+        BURN_CHECK(x.dims()[D - 1] == d_model(),
+                   "RmsNorm::forward: expected an input whose "
+                   "last dim is ",
+                   d_model(), ", got shape ", x.shape());
         const auto rms = ((x * x).mean_dim(D - 1) + epsilon).sqrt();
         return x / rms * gamma.val().template unsqueeze<D>();
     }

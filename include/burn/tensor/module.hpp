@@ -105,8 +105,8 @@ void check_conv_transpose(const char* op, const Tensor<B, D>& x, const Tensor<B,
     BURN_CHECK(x.device() == w.device(), op, ": input and weight are on different devices");
     BURN_CHECK(xs[1] == ws[0], op, ": input ", xs, " has ", xs[1], " channels, but weight ", ws,
                " expects ", ws[0]);
-    BURN_CHECK(ws[0] % o.groups == 0, op, ": in channels ", ws[0],
-               " are not divisible by groups ", o.groups);
+    BURN_CHECK(ws[0] % o.groups == 0, op, ": in channels ", ws[0], " are not divisible by groups ",
+               o.groups);
     check_bias(op, bias, ws[1] * o.groups, x);
     for (std::size_t i = 0; i < D - 2; ++i) {
         check_size_arg(o.padding[i], op, "padding");
@@ -143,32 +143,38 @@ void check_pool_padding(const char* op, const std::array<std::size_t, N>& kernel
 /// kernel], bias [channels_out].
 template <Backend B>
 Tensor<B, 3> conv1d(const Tensor<B, 3>& x, const Tensor<B, 3>& weight,
-                    const std::type_identity_t<std::optional<Tensor<B, 1>>>& bias, const ConvOptions<1>& options) {
+                    const std::type_identity_t<std::optional<Tensor<B, 1>>>& bias,
+                    const ConvOptions<1>& options) {
     detail::check_conv("conv1d", x, weight, bias, options.groups, options.stride, options.padding,
                        options.dilation);
-    return Tensor<B, 3>(B::conv1d(autocast::lower(x).primitive(), autocast::lower(weight).primitive(),
-        detail::prim(autocast::lower(bias)), options));
+    return Tensor<B, 3>(B::conv1d(autocast::lower(x).primitive(),
+                                  autocast::lower(weight).primitive(),
+                                  detail::prim(autocast::lower(bias)), options));
 }
 
 /// 2-d convolution: x [batch, channels_in, height, width], weight [channels_out,
 /// channels_in / groups, kernel_h, kernel_w], bias [channels_out].
 template <Backend B>
 Tensor<B, 4> conv2d(const Tensor<B, 4>& x, const Tensor<B, 4>& weight,
-                    const std::type_identity_t<std::optional<Tensor<B, 1>>>& bias, const ConvOptions<2>& options) {
+                    const std::type_identity_t<std::optional<Tensor<B, 1>>>& bias,
+                    const ConvOptions<2>& options) {
     detail::check_conv("conv2d", x, weight, bias, options.groups, options.stride, options.padding,
                        options.dilation);
-    return Tensor<B, 4>(B::conv2d(autocast::lower(x).primitive(), autocast::lower(weight).primitive(),
-        detail::prim(autocast::lower(bias)), options));
+    return Tensor<B, 4>(B::conv2d(autocast::lower(x).primitive(),
+                                  autocast::lower(weight).primitive(),
+                                  detail::prim(autocast::lower(bias)), options));
 }
 
 /// 3-d convolution: x [batch, channels_in, depth, height, width].
 template <Backend B>
 Tensor<B, 5> conv3d(const Tensor<B, 5>& x, const Tensor<B, 5>& weight,
-                    const std::type_identity_t<std::optional<Tensor<B, 1>>>& bias, const ConvOptions<3>& options) {
+                    const std::type_identity_t<std::optional<Tensor<B, 1>>>& bias,
+                    const ConvOptions<3>& options) {
     detail::check_conv("conv3d", x, weight, bias, options.groups, options.stride, options.padding,
                        options.dilation);
-    return Tensor<B, 5>(B::conv3d(autocast::lower(x).primitive(), autocast::lower(weight).primitive(),
-        detail::prim(autocast::lower(bias)), options));
+    return Tensor<B, 5>(B::conv3d(autocast::lower(x).primitive(),
+                                  autocast::lower(weight).primitive(),
+                                  detail::prim(autocast::lower(bias)), options));
 }
 
 /// 1-d transposed convolution: weight [channels_in, channels_out / groups, kernel].
@@ -177,9 +183,9 @@ Tensor<B, 3> conv_transpose1d(const Tensor<B, 3>& x, const Tensor<B, 3>& weight,
                               const std::type_identity_t<std::optional<Tensor<B, 1>>>& bias,
                               const ConvTransposeOptions<1>& options) {
     detail::check_conv_transpose("conv_transpose1d", x, weight, bias, options);
-    return Tensor<B, 3>(
-        B::conv_transpose1d(autocast::lower(x).primitive(), autocast::lower(weight).primitive(),
-        detail::prim(autocast::lower(bias)), options));
+    return Tensor<B, 3>(B::conv_transpose1d(autocast::lower(x).primitive(),
+                                            autocast::lower(weight).primitive(),
+                                            detail::prim(autocast::lower(bias)), options));
 }
 
 /// 2-d transposed convolution: weight [channels_in, channels_out / groups, kernel_h, kernel_w].
@@ -188,9 +194,9 @@ Tensor<B, 4> conv_transpose2d(const Tensor<B, 4>& x, const Tensor<B, 4>& weight,
                               const std::type_identity_t<std::optional<Tensor<B, 1>>>& bias,
                               const ConvTransposeOptions<2>& options) {
     detail::check_conv_transpose("conv_transpose2d", x, weight, bias, options);
-    return Tensor<B, 4>(
-        B::conv_transpose2d(autocast::lower(x).primitive(), autocast::lower(weight).primitive(),
-        detail::prim(autocast::lower(bias)), options));
+    return Tensor<B, 4>(B::conv_transpose2d(autocast::lower(x).primitive(),
+                                            autocast::lower(weight).primitive(),
+                                            detail::prim(autocast::lower(bias)), options));
 }
 
 /// 3-d transposed convolution.
@@ -199,9 +205,9 @@ Tensor<B, 5> conv_transpose3d(const Tensor<B, 5>& x, const Tensor<B, 5>& weight,
                               const std::type_identity_t<std::optional<Tensor<B, 1>>>& bias,
                               const ConvTransposeOptions<3>& options) {
     detail::check_conv_transpose("conv_transpose3d", x, weight, bias, options);
-    return Tensor<B, 5>(
-        B::conv_transpose3d(autocast::lower(x).primitive(), autocast::lower(weight).primitive(),
-        detail::prim(autocast::lower(bias)), options));
+    return Tensor<B, 5>(B::conv_transpose3d(autocast::lower(x).primitive(),
+                                            autocast::lower(weight).primitive(),
+                                            detail::prim(autocast::lower(bias)), options));
 }
 
 /// Deformable 2-d convolution (torchvision.ops.deform_conv2d): offset [batch, 2 * offset_groups *
@@ -209,15 +215,16 @@ Tensor<B, 5> conv_transpose3d(const Tensor<B, 5>& x, const Tensor<B, 5>& weight,
 /// out_h, out_w] scales each sampled value (DCNv2).
 template <Backend B>
 Tensor<B, 4> deform_conv2d(const Tensor<B, 4>& x, const Tensor<B, 4>& offset,
-                           const Tensor<B, 4>& weight, const std::type_identity_t<std::optional<Tensor<B, 4>>>& mask,
+                           const Tensor<B, 4>& weight,
+                           const std::type_identity_t<std::optional<Tensor<B, 4>>>& mask,
                            const std::type_identity_t<std::optional<Tensor<B, 1>>>& bias,
                            const DeformConvOptions<2>& options) {
     const char* op = "deform_conv2d";
     const Shape xs = x.shape(), ws = weight.shape(), os = offset.shape();
     const std::size_t wg = options.weight_groups, og = options.offset_groups;
     BURN_CHECK(wg > 0 && og > 0, op, ": weight_groups and offset_groups must be positive");
-    BURN_CHECK(ws[0] % wg == 0, op, ": out channels ", ws[0], " are not divisible by weight_groups ",
-               wg);
+    BURN_CHECK(ws[0] % wg == 0, op, ": out channels ", ws[0],
+               " are not divisible by weight_groups ", wg);
     BURN_CHECK(xs[1] == ws[1] * wg, op, ": input ", xs, " has ", xs[1], " channels, but weight ",
                ws, " with weight_groups ", wg, " expects ", ws[1] * wg);
     BURN_CHECK(xs[1] % og == 0, op, ": input channels ", xs[1],
@@ -231,13 +238,13 @@ Tensor<B, 4> deform_conv2d(const Tensor<B, 4>& x, const Tensor<B, 4>& offset,
                " for input ", xs, " and weight ", ws);
     if (mask) {
         const Shape want_mask{xs[0], og * kk, out[0], out[1]};
-        BURN_CHECK(mask->shape() == want_mask, op, ": mask of shape ", mask->shape(),
-                   " should be ", want_mask);
+        BURN_CHECK(mask->shape() == want_mask, op, ": mask of shape ", mask->shape(), " should be ",
+                   want_mask);
     }
-    return Tensor<B, 4>(B::deform_conv2d(
-        autocast::lower(x).primitive(), autocast::lower(offset).primitive(),
-        autocast::lower(weight).primitive(), detail::prim(autocast::lower(mask)),
-        detail::prim(autocast::lower(bias)), options));
+    return Tensor<B, 4>(
+        B::deform_conv2d(autocast::lower(x).primitive(), autocast::lower(offset).primitive(),
+                         autocast::lower(weight).primitive(), detail::prim(autocast::lower(mask)),
+                         detail::prim(autocast::lower(bias)), options));
 }
 
 /// Extracts sliding local blocks (im2col, torch.nn.functional.unfold): x [batch, channels, h, w]
@@ -278,7 +285,8 @@ MaxPoolOptions<N> max_pool_options(const char* op, const Shape& x, std::array<st
 /// Average pooling over the last dim of x [batch, channels, length].
 template <Backend B>
 Tensor<B, 3> avg_pool1d(const Tensor<B, 3>& x, std::size_t kernel_size, std::size_t stride,
-                        std::size_t padding, bool count_include_pad = true, bool ceil_mode = false) {
+                        std::size_t padding, bool count_include_pad = true,
+                        bool ceil_mode = false) {
     return Tensor<B, 3>(B::avg_pool1d(
         x.primitive(), detail::avg_pool_options<1>("avg_pool1d", x.shape(), {kernel_size}, {stride},
                                                    {padding}, count_include_pad, ceil_mode)));
@@ -319,9 +327,9 @@ std::pair<Tensor<B, 3>, Tensor<B, 3, Int>> max_pool1d_with_indices(
     const Tensor<B, 3>& x, std::size_t kernel_size, std::size_t stride, std::size_t padding,
     std::size_t dilation = 1, bool ceil_mode = false) {
     auto r = B::max_pool1d_with_indices(
-        x.primitive(), detail::max_pool_options<1>("max_pool1d_with_indices", x.shape(),
-                                                   {kernel_size}, {stride}, {padding}, {dilation},
-                                                   ceil_mode));
+        x.primitive(),
+        detail::max_pool_options<1>("max_pool1d_with_indices", x.shape(), {kernel_size}, {stride},
+                                    {padding}, {dilation}, ceil_mode));
     return {Tensor<B, 3>(std::move(r.output)), Tensor<B, 3, Int>(std::move(r.indices))};
 }
 
@@ -332,9 +340,9 @@ std::pair<Tensor<B, 4>, Tensor<B, 4, Int>> max_pool2d_with_indices(
     std::array<std::size_t, 2> stride, std::array<std::size_t, 2> padding,
     std::array<std::size_t, 2> dilation = {1, 1}, bool ceil_mode = false) {
     auto r = B::max_pool2d_with_indices(
-        x.primitive(), detail::max_pool_options<2>("max_pool2d_with_indices", x.shape(),
-                                                   kernel_size, stride, padding, dilation,
-                                                   ceil_mode));
+        x.primitive(),
+        detail::max_pool_options<2>("max_pool2d_with_indices", x.shape(), kernel_size, stride,
+                                    padding, dilation, ceil_mode));
     return {Tensor<B, 4>(std::move(r.output)), Tensor<B, 4, Int>(std::move(r.indices))};
 }
 

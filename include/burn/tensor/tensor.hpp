@@ -1147,8 +1147,8 @@ public:
             return (*this * other).sum();
         } else {
             // On autocast's lower-precision list (burn/tensor/autocast.hpp).
-            return Tensor(B::float_matmul(autocast::lower(*this).prim(),
-                                          autocast::lower(other).prim()));
+            return Tensor(
+                B::float_matmul(autocast::lower(*this).prim(), autocast::lower(other).prim()));
         }
     }
     Tensor<B, D, Bool> is_nan() const requires std::same_as<K, Float> {
