@@ -122,7 +122,7 @@ CpuTensor Kernels::empty(const Shape& shape, DType dtype, const CpuDevice&) {
 
 CpuTensor Kernels::full(const Shape& shape, ScalarArg value, DType dtype, const CpuDevice&) {
     CpuTensor t = alloc(shape, dtype);
-    if (backend::is_half(dtype)) {  // the value rounded once, as f32 then to the half type
+    if (is_half(dtype)) {  // the value rounded once, as f32 then to the half type
         const auto v = static_cast<float>(value.f);
         const std::uint16_t bits = dtype == DType::F16 ? f16(v).bits : bf16(v).bits;
         auto* p = t.data<std::uint16_t>();

@@ -345,11 +345,11 @@ CudaTensor Kernels::contiguous(CudaTensor t) {
 CudaTensor Kernels::cast(CudaTensor t, DType dtype) {
     if (t.dtype == dtype) return t;
     // f16 / bf16 convert to and from f32 only (computes_half: the adapter goes through f32).
-    const bool half = backend::is_half(t.dtype) || backend::is_half(dtype);
+    const bool half = is_half(t.dtype) || is_half(dtype);
     BURN_CHECK(!half || t.dtype == DType::F32 || dtype == DType::F32, "Cuda cast: ", t.dtype,
                " -> ", dtype, " (half types convert to and from f32)");
-    if (!backend::is_half(t.dtype)) check_storage("cast", t.dtype);
-    if (!backend::is_half(dtype)) check_storage("cast", dtype);
+    if (!is_half(t.dtype)) check_storage("cast", t.dtype);
+    if (!is_half(dtype)) check_storage("cast", dtype);
     CudaTensor out = alloc(t.shape, dtype, t.device);
     run_map1(variant((std::string("cast_") + dtype_suffix(t.dtype)).c_str(), dtype), t, out);
     return out;

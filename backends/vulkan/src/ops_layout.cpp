@@ -101,7 +101,7 @@ void half_copy(Context& ctx, const Buffer& src, DType from, const TensorMeta& sr
     BURN_CHECK(dense_dst && (from == DType::F32 || to == DType::F32), "Vulkan: copying ", from,
                " to ", to, " (half types convert to and from f32, into new tensors)");
     const std::uint32_t n = src_meta.numel;
-    const bool to_half = backend::is_half(to);
+    const bool to_half = is_half(to);
     const DType half = to_half ? to : from;
     const std::string name =
         std::string(to_half ? "layout_half_from_f32_" : "layout_half_to_f32_") +
@@ -117,7 +117,7 @@ void strided_copy(Context& ctx, const Buffer& src, DType from, TensorMeta src_me
     const std::uint32_t n = src_meta.numel;
     if (n == 0) return;
     coalesce(src_meta, dst_meta);
-    if (from != to && (backend::is_half(from) || backend::is_half(to))) {
+    if (from != to && (is_half(from) || is_half(to))) {
         half_copy(ctx, src, from, src_meta, dst, to, dst_meta);
         return;
     }

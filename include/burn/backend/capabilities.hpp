@@ -6,6 +6,8 @@
 //   if constexpr (!burn::capabilities<B>.float64) GTEST_SKIP() << "needs f64";
 #pragma once
 
+#include "burn/tensor/dtype.hpp"
+
 namespace burn {
 
 struct BackendCapabilities {
@@ -35,5 +37,15 @@ constexpr BackendCapabilities capabilities_of() {
 /// The capabilities of backend B (decorators report their inner backend's).
 template <class B>
 inline constexpr BackendCapabilities capabilities = detail::capabilities_of<B>();
+
+/// Whether backend B's float tensors can have dtype `d` (f32 always; its own F; f16, bf16, f64
+/// as its capabilities say). False for non-float dtypes.
+template <class B>
+constexpr bool has_float_dtype(DType d) {
+    constexpr BackendCapabilities c = capabilities<B>;
+    return d == DType::F32 || d == ElementTraits<typename B::FloatElem>::dtype ||
+           (d == DType::F16 && c.float16) || (d == DType::BF16 && c.bfloat16) ||
+           (d == DType::F64 && c.float64);
+}
 
 }  // namespace burn

@@ -25,9 +25,6 @@
 
 namespace burn::backend {
 
-/// f16 or bf16.
-constexpr bool is_half(DType d) { return d == DType::F16 || d == DType::BF16; }
-
 /// The float dtype that float operands of dtypes `a` and `b` are computed in.
 constexpr DType promote_float(DType a, DType b) {
     if (a == b) return a;

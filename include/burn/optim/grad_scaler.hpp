@@ -74,7 +74,7 @@ public:
         const double inv = 1.0 / scale_;
         bool finite = true;
         grads.transform([&](const ParamId&, auto g) {
-            if (g.dtype() == DType::F16 || g.dtype() == DType::BF16) g = g.cast(DType::F32);
+            if (is_half(g.dtype())) g = g.cast(DType::F32);
             g = std::move(g) * inv;
             // x * 0 is NaN exactly when x is an infinity or a NaN.
             if (finite && (g * 0.0).is_nan().any().into_scalar()) finite = false;

@@ -142,7 +142,7 @@ public:
                 auto grad = clipping_ && !global ? clipping_->clip(std::move(*g)) : std::move(*g);
                 auto& state = states_[id];
                 const DType dtype = param.dtype();
-                if (dtype == DType::F16 || dtype == DType::BF16) {
+                if (is_half(dtype)) {
                     // f32 master weights: the update runs on an f32 copy kept in the state
                     // ("master"), so that steps smaller than the half type's resolution add up;
                     // the module gets the copy rounded to its dtype.

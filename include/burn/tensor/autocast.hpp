@@ -32,8 +32,8 @@ class Autocast {
 public:
     explicit Autocast(DType dtype = DType::BF16, bool enabled = true)
         : previous_(detail::autocast_scope) {
-        BURN_CHECK(dtype == DType::F16 || dtype == DType::BF16,
-                   "Autocast: expected DType::F16 or DType::BF16, got ", dtype_name(dtype));
+        BURN_CHECK(is_half(dtype), "Autocast: expected DType::F16 or DType::BF16, got ",
+                   dtype_name(dtype));
         detail::autocast_scope = enabled ? std::optional<DType>(dtype) : std::nullopt;
     }
     ~Autocast() { detail::autocast_scope = previous_; }
@@ -54,9 +54,7 @@ namespace autocast {
 template <class B>
 std::optional<DType> lower_dtype() {
     const auto d = detail::autocast_scope;
-    if (!d) return std::nullopt;
-    constexpr BackendCapabilities c = capabilities<B>;
-    if ((*d == DType::F16 && !c.float16) || (*d == DType::BF16 && !c.bfloat16)) return std::nullopt;
+    if (!d || !has_float_dtype<B>(*d)) return std::nullopt;
     return d;
 }
 
@@ -80,9 +78,7 @@ std::optional<T> lower(const std::optional<T>& t) {
 template <class T>
 T full(T t) {
     if (!detail::autocast_scope) return t;
-    const DType d = t.dtype();
-    if (d == DType::F16 || d == DType::BF16) return t.cast(DType::F32);
-    return t;
+    return is_half(t.dtype()) ? t.cast(DType::F32) : t;
 }
 
 }  // namespace autocast

@@ -82,11 +82,8 @@ inline std::string shapes_string(const Shape& a, const Shape& b) {
 /// Throws unless `dtype` is a float dtype that backend B's float tensors can have.
 template <class B>
 void check_float_dtype(DType dtype, const char* op) {
-    constexpr BackendCapabilities c = capabilities<B>;
-    const bool ok = dtype == DType::F32 || dtype == ElementTraits<typename B::FloatElem>::dtype ||
-                    (dtype == DType::F16 && c.float16) || (dtype == DType::BF16 && c.bfloat16) ||
-                    (dtype == DType::F64 && c.float64);
-    BURN_CHECK(ok, op, ": ", B::name(), " has no ", dtype_name(dtype), " float tensors",
+    BURN_CHECK(has_float_dtype<B>(dtype), op, ": ", B::name(), " has no ", dtype_name(dtype),
+               " float tensors",
                is_float(dtype) ? " (see burn::capabilities)"
                                : "; expected a float dtype (f32, f16, bf16, f64); into_int() and "
                                  "into_bool() convert to the other kinds");
