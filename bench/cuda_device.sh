@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # Runs the CUDA tests (and the guide, and the CUDA benchmark when built) on a GPU machine: the
 # binaries are built here (no nvcc needed: kernels are compiled there by NVRTC) and shipped with
-# the shared libraries they need, except the CUDA Toolkit's and cuDNN's, which the GPU machine has
-# (/usr/local/cuda/lib64, /usr/lib/x86_64-linux-gnu).
+# the shared libraries they need, except the CUDA Toolkit's, cuDNN's and NCCL's, which the GPU
+# machine has (/usr/local/cuda/lib64, /usr/lib/x86_64-linux-gnu).
 #
 #   bench/cuda_device.sh pack BUILD_DIR OUT_DIR   # here: OUT_DIR/{bin,lib,fixtures} + MANIFEST
 #   bench/cuda_device.sh run OUT_DIR              # there, from the repository root
@@ -31,7 +31,10 @@ pack() {
     for f in "$build/tests/burn_cuda_runtime_tests" "$build/tests/burn_tensor_tests_cuda" \
              "$build/tests/burn_autodiff_tests_cuda" "$build/tests/burn_nn_tests_cuda" \
              "$build/tests/burn_cuda_random_program" \
-             "$build/examples/guide/guide" "$build/bench/burn_bench_cuda"; do
+             "$build/tests/burn_distributed_nccl_tests" "$build/tests/burn_distributed_nccl_worker" \
+             "$build/src/distributed/burn-run" "$build/bench/burn_bench_distributed" \
+             "$build/examples/guide/guide" "$build/examples/data-parallel/data-parallel" \
+             "$build/bench/burn_bench_cuda"; do
         [ -f "$f" ] && [ -x "$f" ] && bins+=("$f")
     done
     [ ${#bins[@]} -gt 0 ] || die "no CUDA executables under $build"
@@ -45,7 +48,7 @@ pack() {
         case "$name" in
             libc.so*|libm.so*|libdl.so*|librt.so*|libpthread.so*|ld-linux*|libresolv.so*) ;;
             libstdc++.so*|libgcc_s.so*) ;;
-            libcuda.so*|libcudart*|libcublas*|libnvrtc*|libcudnn*|libnvJitLink*) ;;
+            libcuda.so*|libcudart*|libcublas*|libnvrtc*|libcudnn*|libnvJitLink*|libnccl*) ;;
             *) cp -L "$lib" "$out/lib/$name" ;;
         esac
     done
@@ -77,6 +80,9 @@ run() {
     bundle=$(cd "${1%/}" && pwd) || die "no bundle $1"
     export LD_LIBRARY_PATH="$bundle/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     export BURN_CUDA_CACHE=${BURN_CUDA_CACHE:-$bundle/kernel-cache}
+    # The NCCL tests start their worker from the bundle; NVLink multicast stays off.
+    export BURN_NCCL_WORKER=${BURN_NCCL_WORKER:-$bundle/bin/burn_distributed_nccl_worker}
+    export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
     command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
     local fixture_dir
     fixture_dir=$(cat "$bundle/fixture_dir.txt" 2>/dev/null || true)

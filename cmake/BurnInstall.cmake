@@ -61,6 +61,9 @@ foreach(_burn_comp IN LISTS BURN_KNOWN_COMPONENTS)
   if(_burn_comp STREQUAL "onnx" AND TARGET burn_onnx_cli)
     list(APPEND _burn_targets burn_onnx_cli)  # burn-onnx, in bin/, as burn::onnx-cli
   endif()
+  if(_burn_comp STREQUAL "distributed" AND TARGET burn_run)
+    list(APPEND _burn_targets burn_run)  # burn-run, the launcher, in bin/, as burn::run
+  endif()
   install(TARGETS ${_burn_targets} EXPORT burn-${_burn_comp}-targets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The DataLoader's portable shuffling: per-epoch seeds and seeded permutations.
+// The DataLoader's portable shuffling (per-epoch seeds and seeded permutations) and sharding.
 #include "burn/data/dataloader.hpp"
 
 namespace burn::data {
@@ -41,4 +41,22 @@ std::vector<std::size_t> seeded_permutation(std::size_t n, std::uint64_t seed) {
     return perm;
 }
 
+namespace detail {
+
+std::vector<std::size_t> epoch_indices(std::size_t len, std::optional<std::uint64_t> seed,
+                                       std::uint64_t epoch, std::size_t shard,
+                                       std::size_t num_shards) {
+    std::vector<std::size_t> order;
+    if (seed) order = seeded_permutation(len, epoch_seed(*seed, epoch));
+    if (num_shards <= 1 || len == 0) return order;
+    const std::size_t n = shard_len(len, num_shards);
+    std::vector<std::size_t> out(n);
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = (shard + k * num_shards) % len;  // past the end: wrap around
+        out[k] = order.empty() ? i : order[i];
+    }
+    return out;
+}
+
+}  // namespace detail
 }  // namespace burn::data

@@ -49,8 +49,43 @@ const char* op_name(ReduceOp op) {
     return "?";
 }
 
+/// A half-precision element (H = burn::f16 or burn::bf16) as Gloo moves it: 16 bits, combined
+/// in f32 and rounded once per combination.
+template <class H>
+struct HalfElem {
+    using Half = H;
+    std::uint16_t bits;
+};
 template <class T>
-ReduceFn reduce_fn(ReduceOp op) {
+inline constexpr bool is_half_elem = requires {
+    typename T::Half;
+};
+
+template <class H, class Op>
+void half_combine(void* c, const void* a, const void* b, std::size_t n) {
+    auto* out = static_cast<std::uint16_t*>(c);
+    const auto* x = static_cast<const std::uint16_t*>(a);
+    const auto* y = static_cast<const std::uint16_t*>(b);
+    for (std::size_t i = 0; i < n; ++i)
+        out[i] = H(Op{}(float(H::from_bits(x[i])), float(H::from_bits(y[i])))).bits;
+}
+
+// Max and min propagate NaN, as the f32 reductions do.
+struct MaxOf {
+    float operator()(float a, float b) const { return a != a || b != b ? a + b : (a < b ? b : a); }
+};
+struct MinOf {
+    float operator()(float a, float b) const { return a != a || b != b ? a + b : (b < a ? b : a); }
+};
+struct SumOf {
+    float operator()(float a, float b) const { return a + b; }
+};
+struct ProductOf {
+    float operator()(float a, float b) const { return a * b; }
+};
+
+template <class T>
+ReduceFn reduce_fn_full(ReduceOp op) {
     switch (op) {
         case ReduceOp::Product: return &gloo::product<T>;
         case ReduceOp::Max: return &gloo::max<T>;
@@ -61,6 +96,23 @@ ReduceFn reduce_fn(ReduceOp op) {
     return &gloo::sum<T>;
 }
 
+template <class T>
+ReduceFn reduce_fn(ReduceOp op) {
+    if constexpr (is_half_elem<T>) {
+        using H = typename T::Half;
+        switch (op) {
+            case ReduceOp::Product: return &half_combine<H, ProductOf>;
+            case ReduceOp::Max: return &half_combine<H, MaxOf>;
+            case ReduceOp::Min: return &half_combine<H, MinOf>;
+            case ReduceOp::Sum:
+            case ReduceOp::Mean: break;
+        }
+        return &half_combine<H, SumOf>;
+    } else {
+        return reduce_fn_full<T>(op);
+    }
+}
+
 /// Calls f(T{}) with the element type of a reducible dtype.
 template <class F>
 void dispatch_reducible(const char* what, DType dtype, F&& f) {
@@ -69,10 +121,12 @@ void dispatch_reducible(const char* what, DType dtype, F&& f) {
         case DType::F64: return f(double{});
         case DType::I32: return f(std::int32_t{});
         case DType::I64: return f(std::int64_t{});
+        case DType::F16: return f(HalfElem<f16>{});
+        case DType::BF16: return f(HalfElem<bf16>{});
         default: break;
     }
     detail::fail("distributed::", what, ": dtype ", dtype,
-                 " cannot be reduced (F32, F64, I32 or I64 can)");
+                 " cannot be reduced (F32, F64, F16, BF16, I32 or I64 can)");
 }
 
 /// A whole number from the environment variable `name`, or `fallback` when it is unset.
@@ -222,14 +276,14 @@ Call make_call(Op op, std::int64_t arg, std::int64_t dtype, std::size_t bytes, c
 /// Runs one collective: refuses a broken communicator, checks that every rank made the same
 /// call, and turns Gloo's exceptions into burn::Error.
 template <class F>
-void run_collective(Communicator::Impl& impl, const Call& call, F&& body) {
+void run_collective(Communicator::Impl& impl, const Call& call, F&& body, bool check = true) {
     const char* name = kOpNames[call.op];
     BURN_CHECK(impl.broken.empty(), "distributed::", name, ": rank ", impl.rank, " of ",
                impl.world_size, ": the communicator failed earlier and cannot be used (",
                impl.broken, ")");
     if (!impl.context) return body();  // a single rank
     try {
-        if (impl.check_arguments) {
+        if (impl.check_arguments && check) {
             std::vector<Call> all(static_cast<std::size_t>(impl.world_size));
             gloo::AllgatherOptions gather(impl.context);
             gather.setInput(const_cast<Call*>(&call), 1);
@@ -265,9 +319,10 @@ void run_collective(Communicator::Impl& impl, const Call& call, F&& body) {
     }
 }
 
-/// All-reduce of `data` (of `dtype`); `shape`, when given, takes part in the ranks' check.
+/// All-reduce of `data` (of `dtype`); `shape`, when given, takes part in the ranks' check (skipped
+/// with `check` false).
 void reduce_bytes(Communicator::Impl& impl, std::span<std::byte> data, DType dtype, ReduceOp op,
-                  const Shape* shape) {
+                  const Shape* shape, bool check = true) {
     dispatch_reducible("all_reduce", dtype, [&](auto e) {
         using T = decltype(e);
         BURN_CHECK(data.size() % sizeof(T) == 0, "distributed::all_reduce: ", data.size(),
@@ -276,17 +331,29 @@ void reduce_bytes(Communicator::Impl& impl, std::span<std::byte> data, DType dty
         T* p = reinterpret_cast<T*>(data.data());
         const Call call = make_call(kAllReduce, static_cast<std::int64_t>(op),
                                     static_cast<std::int64_t>(dtype), data.size(), shape);
-        run_collective(impl, call, [&] {
-            if (impl.context && n > 0) {
-                gloo::AllreduceOptions opts(impl.context);
-                opts.setOutput(p, n);
-                opts.setReduceFunction(reduce_fn<T>(op));
-                opts.setTimeout(impl.timeout);
-                gloo::allreduce(opts);
-            }
-            if (op == ReduceOp::Mean && impl.world_size > 1)
-                for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<T>(p[i] / impl.world_size);
-        });
+        run_collective(
+            impl, call,
+            [&] {
+                if (impl.context && n > 0) {
+                    gloo::AllreduceOptions opts(impl.context);
+                    opts.setOutput(p, n);
+                    opts.setReduceFunction(reduce_fn<T>(op));
+                    opts.setTimeout(impl.timeout);
+                    gloo::allreduce(opts);
+                }
+                if (op == ReduceOp::Mean && impl.world_size > 1) {
+                    if constexpr (is_half_elem<T>) {
+                        using H = typename T::Half;
+                        for (std::size_t i = 0; i < n; ++i)
+                            p[i].bits =
+                                H(float(H::from_bits(p[i].bits)) / float(impl.world_size)).bits;
+                    } else {
+                        for (std::size_t i = 0; i < n; ++i)
+                            p[i] = static_cast<T>(p[i] / impl.world_size);
+                    }
+                }
+            },
+            check);
     });
 }
 
@@ -329,6 +396,10 @@ void gather_bytes(Communicator::Impl& impl, std::span<const std::byte> in, std::
 
 void Communicator::all_reduce(std::span<std::byte> data, DType dtype, ReduceOp op) {
     reduce_bytes(*impl_, data, dtype, op, nullptr);
+}
+
+void Communicator::all_reduce_sum_trusted(std::span<std::byte> data, DType dtype) {
+    reduce_bytes(*impl_, data, dtype, ReduceOp::Sum, nullptr, false);
 }
 
 void Communicator::broadcast(std::span<std::byte> data, int root) {

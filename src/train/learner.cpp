@@ -115,8 +115,10 @@ struct ExperimentLog::Impl {
     std::mutex mutex;
 };
 
-ExperimentLog::ExperimentLog(const std::filesystem::path& path) : impl_(std::make_unique<Impl>()) {
+ExperimentLog::ExperimentLog(const std::filesystem::path& path, bool write)
+    : impl_(std::make_unique<Impl>()) {
     impl_->path = path;
+    if (!write) return;
     impl_->out.open(path, std::ios::app);
     BURN_CHECK(impl_->out.good(), "Learner: cannot open ", path.string(), " for writing");
 }
@@ -125,6 +127,7 @@ ExperimentLog::~ExperimentLog() = default;
 
 void ExperimentLog::line(const std::string& text) {
     std::lock_guard guard(impl_->mutex);
+    if (!impl_->out.is_open()) return;
     const std::time_t now = std::time(nullptr);
     std::tm tm{};
     localtime_r(&now, &tm);

@@ -18,12 +18,14 @@ namespace {
 
 std::filesystem::path log_path(const std::filesystem::path& dir, Split split, std::size_t epoch,
                                const std::string& name) {
-    return dir / split_name(split) / ("epoch-" + std::to_string(epoch)) / (metric_file_name(name) + ".log");
+    return dir / split_name(split) / ("epoch-" + std::to_string(epoch)) /
+           (metric_file_name(name) + ".log");
 }
 
 std::string_view trim(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+        s.remove_suffix(1);
     return s;
 }
 
@@ -56,15 +58,16 @@ std::optional<std::vector<std::pair<double, double>>> read_log(const std::filesy
         const auto comma = all.find(',');
         const std::string_view first = all.substr(0, comma);
         const auto value = parse_number(first);
-        BURN_CHECK(value.has_value(), op, ": ", path.string(), ":", number, ": expected a number, got '",
-                   std::string(first), "'");
+        BURN_CHECK(value.has_value(), op, ": ", path.string(), ":", number,
+                   ": expected a number, got '", std::string(first), "'");
         double weight = 1.0;
         if (need_weight && comma != std::string_view::npos) {
             std::string_view rest = all.substr(comma + 1);
             rest = rest.substr(0, rest.find(','));
             const auto w = parse_number(rest);
-            BURN_CHECK(w.has_value() && *w >= 0.0 && std::isfinite(*w), op, ": ", path.string(), ":", number,
-                       ": expected a weight (a count of items) after the comma, got '", std::string(rest), "'");
+            BURN_CHECK(w.has_value() && *w >= 0.0 && std::isfinite(*w), op, ": ", path.string(),
+                       ":", number, ": expected a weight (a count of items) after the comma, got '",
+                       std::string(rest), "'");
             weight = *w;
         }
         rows.emplace_back(*value, weight);
@@ -80,8 +83,8 @@ std::string metric_file_name(const std::string& name) {
     for (char& c : out) {
         // Burn writes spaces as '_' ("Learning_Rate.log"); anything that could leave the directory
         // or trouble a shell goes the same way.
-        const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-                        c == '_' || c == '-';
+        const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                        (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
         if (!ok) c = '_';
     }
     if (out.empty() || out == "." || out == "..") out = std::string(out.size() + 1, '_');
@@ -104,24 +107,25 @@ struct FileMetricLogger::Files {
     }
 };
 
-FileMetricLogger::FileMetricLogger(std::filesystem::path dir)
-    : dir_(std::move(dir)), files_(std::make_unique<Files>()) {}
+FileMetricLogger::FileMetricLogger(std::filesystem::path dir, bool write)
+    : dir_(std::move(dir)), write_(write), files_(std::make_unique<Files>()) {}
 FileMetricLogger::~FileMetricLogger() = default;
 FileMetricLogger::FileMetricLogger(FileMetricLogger&&) noexcept = default;
 FileMetricLogger& FileMetricLogger::operator=(FileMetricLogger&&) noexcept = default;
 
 void FileMetricLogger::log(Split split, std::size_t epoch, const MetricEntry& entry) {
+    if (!write_) return;
     if (!files_) files_ = std::make_unique<Files>();  // after a move
     const auto path = log_path(dir_, split, epoch, entry.name);
     Files::Open* file = files_->find(path);
     if (file == nullptr) {
         std::error_code ec;
         std::filesystem::create_directories(path.parent_path(), ec);
-        BURN_CHECK(!ec, "FileMetricLogger::log: cannot create the directory ", path.parent_path().string(),
-                   " for ", path.string(), " (", ec.message(), ")");
+        BURN_CHECK(!ec, "FileMetricLogger::log: cannot create the directory ",
+                   path.parent_path().string(), " for ", path.string(), " (", ec.message(), ")");
         std::ofstream stream(path, std::ios::out | std::ios::app);
-        BURN_CHECK(stream.is_open(), "FileMetricLogger::log: cannot open ", path.string(), " for writing (",
-                   std::strerror(errno), ")");
+        BURN_CHECK(stream.is_open(), "FileMetricLogger::log: cannot open ", path.string(),
+                   " for writing (", std::strerror(errno), ")");
         files_->open.push_back(Files::Open{split, epoch, path, std::move(stream)});
         file = &files_->open.back();
     }
@@ -149,7 +153,8 @@ void FileMetricLogger::end_epoch(Split split, std::size_t epoch) {
     BURN_CHECK(failed.empty(), "FileMetricLogger::end_epoch: cannot write to ", failed);
 }
 
-std::vector<double> FileMetricLogger::read_numeric(Split split, std::size_t epoch, const std::string& name) const {
+std::vector<double> FileMetricLogger::read_numeric(Split split, std::size_t epoch,
+                                                   const std::string& name) const {
     const auto path = log_path(dir_, split, epoch, name);
     if (files_)
         if (auto* f = files_->find(path)) f->stream.flush();  // the epoch may still be running

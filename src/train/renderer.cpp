@@ -18,10 +18,8 @@ namespace burn::train {
 
 const char* split_name(Split split) {
     switch (split) {
-        case Split::Train:
-            return "train";
-        case Split::Valid:
-            return "valid";
+        case Split::Train: return "train";
+        case Split::Valid: return "valid";
     }
     return "unknown";
 }
@@ -42,7 +40,8 @@ std::string cat(std::initializer_list<std::string_view> parts) {
 std::string fixed(double v, int digits) {
     if (!std::isfinite(v)) return std::isnan(v) ? "NaN" : (v > 0 ? "inf" : "-inf");
     std::array<char, 64> buf{};
-    auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::fixed, digits);
+    auto [end, ec] =
+        std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::fixed, digits);
     if (ec != std::errc{}) return "?";
     return std::string(buf.data(), end);
 }
@@ -53,7 +52,8 @@ std::string compact(double v) {
     const double a = std::fabs(v);
     if (a != 0.0 && (a < 1e-3 || a >= 1e7)) {
         std::array<char, 64> buf{};
-        auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::scientific, 3);
+        auto [end, ec] =
+            std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::scientific, 3);
         if (ec != std::errc{}) return "?";
         return std::string(buf.data(), end);
     }
@@ -170,7 +170,8 @@ struct SplitProgress {
 
     /// Records `p`; true when it starts a new epoch.
     bool advance(const TrainingProgress& p, Clock::time_point now) {
-        const bool fresh = !active || ended || p.epoch != progress.epoch || p.iteration < progress.iteration ||
+        const bool fresh = !active || ended || p.epoch != progress.epoch ||
+                           p.iteration < progress.iteration ||
                            p.items_processed < progress.items_processed;
         if (fresh) {
             first_time = now;
@@ -182,7 +183,9 @@ struct SplitProgress {
         last_time = now;
         return fresh;
     }
-    bool last_step() const { return progress.items_total > 0 && progress.items_processed >= progress.items_total; }
+    bool last_step() const {
+        return progress.items_total > 0 && progress.items_processed >= progress.items_total;
+    }
     /// Items per second from the first step seen in the epoch to the latest (frozen once the
     /// split stops moving); nullopt before a second step.
     std::optional<double> rate() const {
@@ -243,8 +246,9 @@ std::string summary_value_text(const std::string& name, double value, const Spli
 
 /// "[epoch 1/2] train: Accuracy 85.23 %, Loss 0.412 (12.3 s, 5200 item/s)"
 std::string summary_line(const EpochSummary& summary, const SplitMetrics& metrics) {
-    std::string line = cat({"[epoch ", std::to_string(summary.epoch), "/", std::to_string(summary.epoch_total),
-                            "] ", split_name(summary.split), ":"});
+    std::string line =
+        cat({"[epoch ", std::to_string(summary.epoch), "/", std::to_string(summary.epoch_total),
+             "] ", split_name(summary.split), ":"});
     bool first = true;
     for (const auto& [name, value] : summary.values) {
         line += first ? " " : ", ";
@@ -288,13 +292,15 @@ struct TerminalRenderer::Impl {
             std::string line = s == 0 ? "Train" : "Valid";
             line += cat({"  epoch ", std::to_string(p.epoch), "/", std::to_string(p.epoch_total)});
             line += cat({"  ", iteration_text(sp)});
-            line += cat({"  [", std::string(filled, '#'), std::string(bar_width - filled, '.'), "] "});
+            line +=
+                cat({"  [", std::string(filled, '#'), std::string(bar_width - filled, '.'), "] "});
             line += std::to_string(pct) + "%";
             if (auto r = sp.rate()) line += cat({"  ", rate_text(*r), " item/s"});
             if (auto e = sp.eta()) line += cat({"  ETA ", duration_text(*e)});
             lines.push_back(std::move(line));
             for (const auto& st : metrics[s].states)
-                lines.push_back(cat({"  ", one_line(st.entry.name), ": ", one_line(st.entry.formatted)}));
+                lines.push_back(
+                    cat({"  ", one_line(st.entry.name), ": ", one_line(st.entry.formatted)}));
         }
         return lines;
     }
@@ -310,10 +316,12 @@ struct TerminalRenderer::Impl {
         auto lines = block_lines();
         // A block taller than the screen could not be erased (the cursor cannot go above the
         // top): the metric lines that do not fit are counted instead.
-        if (const std::size_t height = terminal_height(); height >= 3 && lines.size() > height - 1) {
+        if (const std::size_t height = terminal_height();
+            height >= 3 && lines.size() > height - 1) {
             const std::size_t hidden = lines.size() - (height - 2);
             lines.resize(height - 2);
-            lines.push_back(cat({"  (", std::to_string(hidden), " more lines: enlarge the terminal)"}));
+            lines.push_back(
+                cat({"  (", std::to_string(hidden), " more lines: enlarge the terminal)"}));
         }
         for (const auto& line : lines) {
             out << truncate_columns(line, width) << "\x1b[K\n";
@@ -335,9 +343,11 @@ struct TerminalRenderer::Impl {
         const auto now = Clock::now();
         const bool fresh = progress[s].advance(p, now);
         summarised = false;
-        if (fresh && split == Split::Train) show[1] = false;  // a new training epoch: drop validation
+        if (fresh && split == Split::Train)
+            show[1] = false;  // a new training epoch: drop validation
         show[s] = true;
-        const bool due = fresh || progress[s].last_step() || !drawn_once || now - last_draw >= min_interval;
+        const bool due =
+            fresh || progress[s].last_step() || !drawn_once || now - last_draw >= min_interval;
         if (due) redraw(now);
     }
 
@@ -377,8 +387,12 @@ TerminalRenderer::~TerminalRenderer() {
 
 void TerminalRenderer::update_train(const MetricState& state) { impl_->metrics[0].update(state); }
 void TerminalRenderer::update_valid(const MetricState& state) { impl_->metrics[1].update(state); }
-void TerminalRenderer::render_train(const TrainingProgress& progress) { impl_->render(Split::Train, progress); }
-void TerminalRenderer::render_valid(const TrainingProgress& progress) { impl_->render(Split::Valid, progress); }
+void TerminalRenderer::render_train(const TrainingProgress& progress) {
+    impl_->render(Split::Train, progress);
+}
+void TerminalRenderer::render_valid(const TrainingProgress& progress) {
+    impl_->render(Split::Valid, progress);
+}
 
 void TerminalRenderer::on_epoch_end(const EpochSummary& summary) {
     const int s = summary.split == Split::Train ? 0 : 1;
@@ -426,8 +440,12 @@ PlainRenderer::~PlainRenderer() = default;
 
 void PlainRenderer::update_train(const MetricState& state) { impl_->metrics[0].update(state); }
 void PlainRenderer::update_valid(const MetricState& state) { impl_->metrics[1].update(state); }
-void PlainRenderer::render_train(const TrainingProgress& progress) { impl_->render(Split::Train, progress); }
-void PlainRenderer::render_valid(const TrainingProgress& progress) { impl_->render(Split::Valid, progress); }
+void PlainRenderer::render_train(const TrainingProgress& progress) {
+    impl_->render(Split::Train, progress);
+}
+void PlainRenderer::render_valid(const TrainingProgress& progress) {
+    impl_->render(Split::Valid, progress);
+}
 
 void PlainRenderer::on_epoch_end(const EpochSummary& summary) {
     const int s = summary.split == Split::Train ? 0 : 1;
@@ -450,6 +468,17 @@ std::unique_ptr<MetricsRenderer> default_renderer() {
     const bool dumb = term != nullptr && std::string_view(term) == "dumb";
     if (::isatty(STDOUT_FILENO) == 1 && !dumb) return std::make_unique<TerminalRenderer>(std::cout);
     return std::make_unique<PlainRenderer>(std::cout);
+}
+
+std::unique_ptr<MetricsRenderer> silent_renderer() {
+    struct Silent final : MetricsRenderer {
+        void update_train(const MetricState&) override {}
+        void update_valid(const MetricState&) override {}
+        void render_train(const TrainingProgress&) override {}
+        void render_valid(const TrainingProgress&) override {}
+        void message(const std::string&) override {}
+    };
+    return std::make_unique<Silent>();
 }
 
 }  // namespace burn::train

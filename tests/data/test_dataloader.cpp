@@ -397,5 +397,50 @@ TEST(DataLoader, DropLastWithShuffleKeepsFullBatchesOfEachEpochsPermutation) {
     }
 }
 
+TEST(DataLoader, ShardsDealOutEachEpochsOrderAndPadToEqualLengths) {
+    // 10 items over 3 shards: 4 each (two padded from the start of the epoch's order); batch b of
+    // the three shards together holds batch b of one loader with 3x the batch size.
+    for (std::size_t workers : {0u, 2u}) {
+        SCOPED_TRACE("workers " + std::to_string(workers));
+        auto whole = data::DataLoaderBuilder(VecBatcher{})
+                         .batch_size(6)
+                         .shuffle(5)
+                         .build(IntDataset{.n = 10});
+        std::vector<std::shared_ptr<data::DataLoader<std::vector<int>>>> shards;
+        for (std::size_t r = 0; r < 3; ++r)
+            shards.push_back(data::DataLoaderBuilder(VecBatcher{})
+                                 .batch_size(2)
+                                 .shuffle(5)
+                                 .num_workers(workers)
+                                 .shard(r, 3)
+                                 .build(IntDataset{.n = 10}));
+        for (const auto& s : shards) {
+            EXPECT_EQ(s->num_items(), 4u);
+            EXPECT_EQ(s->num_batches(), 2u);
+        }
+        for (int e = 0; e < 2; ++e) {
+            const auto order = flatten(epoch(*whole));  // the epoch's permutation
+            std::vector<std::vector<std::vector<int>>> parts;
+            for (const auto& s : shards) parts.push_back(epoch(*s));
+            for (std::size_t r = 0; r < 3; ++r) {
+                const auto got = flatten(parts[r]);
+                ASSERT_EQ(got.size(), 4u);
+                for (std::size_t k = 0; k < 4; ++k)
+                    EXPECT_EQ(got[k], order[(r + 3 * k) % 10]) << "epoch " << e << " shard " << r;
+            }
+            // Batch 0 of the shards = the first 6 items of the epoch's order.
+            std::multiset<int> first(order.begin(), order.begin() + 6), joined;
+            for (const auto& p : parts) joined.insert(p[0].begin(), p[0].end());
+            EXPECT_EQ(joined, first);
+        }
+    }
+    // Without shuffling, shard r holds r, r + n, r + 2n, ...
+    auto plain =
+        data::DataLoaderBuilder(VecBatcher{}).batch_size(4).shard(1, 2).build(IntDataset{.n = 7});
+    EXPECT_EQ(flatten(epoch(*plain)), (std::vector<int>{1, 3, 5, 0}));
+    EXPECT_THROW(data::DataLoaderBuilder(VecBatcher{}).shard(2, 2), Error);
+    EXPECT_THROW(data::DataLoaderBuilder(VecBatcher{}).shard(0, 0), Error);
+}
+
 }  // namespace
 }  // namespace burn::testing

@@ -5,10 +5,12 @@
 #include <burn/autodiff/autodiff.hpp>
 #include <burn/backend/cpu.hpp>
 #include <burn/distributed.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -47,6 +49,21 @@ void collectives(Communicator& comm) {
     auto x = Tensor<B, 2>::from_data(TensorData::full<double>(Shape{4, 5}, 2.0 * r));
     auto mean = comm.all_reduce(x, ReduceOp::Mean).to_data();
     expect(same<double>(mean, std::vector<double>(20, static_cast<double>(n - 1))), "f64 mean");
+    // Half-precision sums and means (combined in f32, rounded once per combination).
+    const float half_sum = 0.5f * float(n * (n + 1) / 2);
+    for (DType dt : {DType::BF16, DType::F16}) {
+        auto h =
+            comm.all_reduce(TensorData::full<float>(Shape{3}, 0.5f * float(r + 1)).convert(dt));
+        expect(h.dtype == dt, "half sum keeps the dtype");
+        expect(same<float>(h.convert(DType::F32), std::vector<float>(3, half_sum)), "half sum");
+        auto m = comm.all_reduce(TensorData::full<float>(Shape{2}, float(2 * r)).convert(dt),
+                                 ReduceOp::Mean);
+        expect(same<float>(m.convert(DType::F32), std::vector<float>(2, float(n - 1))),
+               "half mean");
+        auto mx =
+            comm.all_reduce(TensorData::full<float>(Shape{1}, float(r)).convert(dt), ReduceOp::Max);
+        expect(same<float>(mx.convert(DType::F32), std::vector<float>{float(n - 1)}), "half max");
+    }
     // Integer max, min, product and a truncating mean.
     const auto ints = TensorData(std::vector<std::int64_t>{r, -r, r + 1}, Shape{3});
     expect(same<std::int64_t>(comm.all_reduce(ints, ReduceOp::Max),
@@ -132,6 +149,13 @@ void peer_dies(Communicator& comm) {
     }
 }
 
+/// Under burn-run: rank 1 fails at once, the others would wait forever; burn-run must stop them
+/// and exit with rank 1's status (3).
+void fail_fast(Communicator& comm) {
+    if (comm.rank() == 1) std::_Exit(3);
+    std::this_thread::sleep_for(std::chrono::seconds(600));
+}
+
 /// Data-parallel least squares: each rank takes its rows of a fixed batch, gradients are
 /// averaged with all_reduce(Mean), and after 10 SGD steps the weights equal those of one process
 /// training on the whole batch (up to the summation order).
@@ -189,6 +213,7 @@ int main(int argc, char** argv) {
         else if (scenario == "mismatch") mismatch(comm);
         else if (scenario == "peer_dies") peer_dies(comm);
         else if (scenario == "data_parallel") data_parallel(comm);
+        else if (scenario == "fail_fast") fail_fast(comm);
         else {
             std::cerr << "unknown scenario '" << scenario << "'\n";
             return 2;

@@ -301,6 +301,67 @@ TEST(Learner, TrainsAndWritesTheBooksArtifacts) {
     EXPECT_NE(learner.summary_text().find("| Valid | Accuracy"), std::string::npos);
 }
 
+// The Autocast dtype each step of AutocastProbe ran under, and the dtype of its linear output.
+std::vector<std::pair<std::optional<DType>, DType>> autocast_log;
+
+template <Backend B>
+struct AutocastProbe {
+    nn::Linear<B> fc;
+    BURN_MODULE(fc)
+
+    train::RegressionOutput<B> forward_regression(const RegBatch<B>& batch) const {
+        auto output = fc.forward(batch.x);
+        autocast_log.emplace_back(autocast_dtype(), output.dtype());
+        auto loss = nn::MseLoss{}.forward(output, batch.y, nn::Reduction::Mean);
+        return {loss, output.cast(DType::F32), batch.y};
+    }
+    train::TrainOutput<train::RegressionOutput<B>> train_step(
+        const RegBatch<B>& batch) const requires AutodiffBackend<B> {
+        auto item = forward_regression(batch);
+        auto grads = item.loss.backward();
+        return {*this, grads, std::move(item)};
+    }
+    train::RegressionOutput<B> valid_step(const RegBatch<B>& batch) const {
+        return forward_regression(batch);
+    }
+};
+
+TEST(Learner, AutocastRunsEveryStepInAHalfPrecisionScope) {
+    TempDir dir;
+    auto train_loader = data::DataLoaderBuilder(RegBatcher<AD>{})
+                            .batch_size(16)
+                            .shuffle(3)
+                            .build(line_data(160, 1));
+    auto valid_loader =
+        data::DataLoaderBuilder(RegBatcher<IB>{}).batch_size(16).build(line_data(32, 2));
+    for (const bool on : {false, true}) {
+        autocast_log.clear();
+        AD::seed(5);
+        auto builder = train::LearnerBuilder<AutocastProbe<AD>>(dir.path / (on ? "on" : "off"))
+                           .metric_train_numeric(train::LossMetric{})
+                           .metric_valid_numeric(train::LossMetric{})
+                           .num_epochs(4)
+                           .renderer(std::make_unique<RecordingRenderer>())
+                           .handle_sigint(false);
+        if (on) builder.autocast();
+        auto learner = builder.build(
+            AutocastProbe<AD>{nn::LinearConfig{.d_input = 2, .d_output = 1}.init<AD>()},
+            optim::AdamConfig{}.init<AD, AutocastProbe<AD>>(), 5e-2);
+        const auto trained = learner.fit(train_loader, valid_loader);
+        ASSERT_EQ(autocast_log.size(), 4u * (10u + 2u));  // train and validation steps
+        for (const auto& [scope, out] : autocast_log) {
+            EXPECT_EQ(scope, on ? std::optional<DType>(DType::BF16) : std::nullopt);
+            EXPECT_EQ(out, on ? DType::BF16 : DType::F32);  // the linear layer ran in bf16
+        }
+        // The parameters stay f32 (master weights) and the model learns all the same.
+        EXPECT_EQ(trained.fc.weight.val().dtype(), DType::F32);
+        const auto& loss = learner.valid_history().at("Loss");
+        EXPECT_LT(loss.back(), 0.5 * loss.front()) << (on ? "with" : "without") << " autocast";
+    }
+    EXPECT_FALSE(autocast_dtype().has_value());  // the scope ended with the steps
+    EXPECT_THROW(train::LearnerBuilder<AutocastProbe<AD>>(dir.path).autocast(DType::F32), Error);
+}
+
 TEST(Learner, RegressionMetricsAreExactOverTheValidationEpoch) {
     TempDir dir;
     auto train_loader = data::DataLoaderBuilder(RegBatcher<AD>{})

@@ -721,10 +721,27 @@ auto Autodiff<B, Checkpoint>::backward(T root) -> Gradients {
     if (B::float_dtype(seed) != B::float_dtype(root.primitive))
         seed = B::float_cast(std::move(seed), B::float_dtype(root.primitive));
     grads.replace(root.node->id, std::move(seed));
+    // With a leaf-gradient hook: how many steps still add to each require_grad() leaf.
+    autodiff::LeafGradientHook<B>* hook = autodiff::detail::leaf_gradient_hook<B>;
+    std::unordered_map<Node*, std::size_t> pending;
+    if (hook) {
+        for (const NodeRef& n : order)
+            if (n->step)
+                for (const auto& p : n->parents)
+                    if (p && !p->step && p->requirement == autodiff::Requirement::Grad)
+                        ++pending[p.get()];
+    }
     for (const NodeRef& n : order) {
         if (!n->step) continue;  // a leaf: its gradient stays in `grads`
         auto g = grads.remove(n->id);
         if (g) n->step->backward(n->parents, std::move(*g), grads);
+        if (hook) {
+            for (const auto& p : n->parents) {
+                const auto it = p ? pending.find(p.get()) : pending.end();
+                if (it == pending.end() || --it->second != 0) continue;
+                if (auto leaf = grads.get(p->id)) hook->ready(p->id, *leaf);
+            }
+        }
         // Free the step, its kept tensors and any recomputed value once it has run.
         n->step.reset();
         n->recipe.reset();

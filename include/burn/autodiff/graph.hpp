@@ -209,6 +209,39 @@ private:
     std::unordered_map<NodeId, P> grads_;
 };
 
+/// Told by backward() when the gradient of a leaf marked require_grad() is final: every step that
+/// adds to it has run (the data-parallel Learner starts reducing those gradients while the rest of
+/// the backward pass runs, as PyTorch DDP's autograd hooks do). Called on the thread running
+/// backward(), at most once per leaf and pass, and only for leaves that received a gradient.
+template <class B>
+class LeafGradientHook {
+public:
+    virtual ~LeafGradientHook() = default;
+    virtual void ready(NodeId leaf, const typename B::FloatTensor& grad) = 0;
+};
+
+namespace detail {
+template <class B>
+inline thread_local LeafGradientHook<B>* leaf_gradient_hook = nullptr;
+}  // namespace detail
+
+/// Installs `hook` for the backward passes of Autodiff<B> run on this thread while the scope
+/// lives (nested scopes: the innermost wins).
+template <class B>
+class LeafGradientHookScope {
+public:
+    explicit LeafGradientHookScope(LeafGradientHook<B>* hook)
+        : previous_(detail::leaf_gradient_hook<B>) {
+        detail::leaf_gradient_hook<B> = hook;
+    }
+    ~LeafGradientHookScope() { detail::leaf_gradient_hook<B> = previous_; }
+    LeafGradientHookScope(const LeafGradientHookScope&) = delete;
+    LeafGradientHookScope& operator=(const LeafGradientHookScope&) = delete;
+
+private:
+    LeafGradientHook<B>* previous_;
+};
+
 /// Adds the input gradients a backward step computed: `input_grads[i]` to the gradient of
 /// `parents[i]`, checked against `shapes[i]` (burn::Error naming `op` otherwise) and converted to
 /// the parent's dtype. Inputs that are

@@ -185,8 +185,9 @@ public:
 
     /// Starts a new epoch (starting the workers, which begin prefetching at once).
     virtual DataLoaderIterator<O> iter() const = 0;
-    /// Items of the dataset (its len()). With drop_last, an epoch yields only
-    /// num_batches() * batch_size of them (its Progress::items_total).
+    /// Items of an epoch: the dataset's len(), or with DataLoaderBuilder::shard, the shard's
+    /// ceil(len() / num_shards). With drop_last, an epoch yields only num_batches() * batch_size
+    /// of them (its Progress::items_total).
     virtual std::size_t num_items() const = 0;
     /// Batches per epoch: ceil(num_items / batch_size), the last one possibly partial; with
     /// drop_last, floor(num_items / batch_size), all full.
@@ -209,7 +210,23 @@ struct LoaderShared {
     std::optional<std::uint64_t> seed;
     std::size_t num_workers = 0;
     bool drop_last = false;
+    std::size_t shard = 0;       ///< this loader's shard, in [0, num_shards)
+    std::size_t num_shards = 1;  ///< 1: the whole dataset
 };
+
+/// Items per epoch of shard `shard` of `num_shards` over `len` items: ceil(len / num_shards)
+/// (every shard the same size, the last ones padded by wrapping around, as PyTorch's
+/// DistributedSampler).
+inline std::size_t shard_len(std::size_t len, std::size_t num_shards) {
+    return (len + num_shards - 1) / num_shards;
+}
+
+/// The dataset indices of one epoch: the permutation (or the identity without shuffling), and
+/// with several shards, its items shard, shard + num_shards, shard + 2 * num_shards, ... (indices
+/// past the end wrap around to the start). Empty means the identity over the whole dataset.
+std::vector<std::size_t> epoch_indices(std::size_t len, std::optional<std::uint64_t> seed,
+                                       std::uint64_t epoch, std::size_t shard,
+                                       std::size_t num_shards);
 
 /// Batches per epoch of `len` items.
 inline std::size_t batches_per_epoch(std::size_t len, std::size_t batch_size, bool drop_last) {
@@ -261,10 +278,11 @@ public:
 
     EpochSource(std::shared_ptr<const LoaderShared<D, Bt>> shared, std::uint64_t epoch)
         : shared_(std::move(shared)), len_(shared_->dataset->len()) {
+        perm_ = epoch_indices(len_, shared_->seed, epoch, shared_->shard, shared_->num_shards);
+        if (shared_->num_shards > 1) len_ = perm_.size();
         num_batches_ = batches_per_epoch(len_, shared_->batch_size, shared_->drop_last);
         // With drop_last the epoch yields only whole batches (of the permuted order).
         epoch_items_ = std::min(len_, num_batches_ * shared_->batch_size);
-        if (shared_->seed) perm_ = seeded_permutation(len_, epoch_seed(*shared_->seed, epoch));
         const std::size_t workers = std::min(shared_->num_workers, num_batches_);
         window_ = std::max<std::size_t>(2, 2 * workers);
         threads_.reserve(workers);
@@ -392,7 +410,10 @@ public:
         const std::uint64_t epoch = epoch_.fetch_add(1, std::memory_order_relaxed);
         return DataLoaderIterator<O>(std::make_shared<EpochSource<D, Bt>>(shared_, epoch));
     }
-    std::size_t num_items() const override { return shared_->dataset->len(); }
+    std::size_t num_items() const override {
+        const std::size_t len = shared_->dataset->len();
+        return shared_->num_shards > 1 ? shard_len(len, shared_->num_shards) : len;
+    }
     std::size_t num_batches() const override {
         return batches_per_epoch(num_items(), shared_->batch_size, shared_->drop_last);
     }
@@ -449,6 +470,24 @@ public:
     }
     DataLoaderBuilder&& drop_last(bool drop) && { return std::move(drop_last(drop)); }
 
+    /// Iterates only shard `shard` of `num_shards` (data-parallel training: rank r of n loads
+    /// shard(r, n)): each epoch's order (shuffled with the same seed on every rank, or not) is
+    /// dealt out in turn, item i to shard i % num_shards, so batch b of the n shards together
+    /// holds the items that batch b of an unsharded loader with n times the batch size holds.
+    /// Every shard has ceil(len / num_shards) items: the last shards are padded with items from
+    /// the start of the epoch's order (PyTorch's DistributedSampler), so that every rank runs the
+    /// same number of steps.
+    DataLoaderBuilder& shard(std::size_t shard, std::size_t num_shards) & {
+        BURN_CHECK(num_shards >= 1 && shard < num_shards, "DataLoaderBuilder::shard: shard ", shard,
+                   " of ", num_shards, ": expected num_shards >= 1 and shard < num_shards");
+        shard_ = shard;
+        num_shards_ = num_shards;
+        return *this;
+    }
+    DataLoaderBuilder&& shard(std::size_t shard, std::size_t num_shards) && {
+        return std::move(this->shard(shard, num_shards));
+    }
+
     /// The device handed to the batcher.
     DataLoaderBuilder& set_device(Device device) & {
         device_ = std::move(device);
@@ -472,6 +511,8 @@ public:
         shared->seed = seed_;
         shared->num_workers = num_workers_;
         shared->drop_last = drop_last_;
+        shared->shard = shard_;
+        shared->num_shards = num_shards_;
         return std::make_shared<detail::BatchDataLoader<D, Bt>>(std::move(shared));
     }
     template <Dataset D>
@@ -493,6 +534,8 @@ private:
     std::optional<std::uint64_t> seed_;
     std::size_t num_workers_ = 0;
     bool drop_last_ = false;
+    std::size_t shard_ = 0;
+    std::size_t num_shards_ = 1;
     Device device_{};
 };
 

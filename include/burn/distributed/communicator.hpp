@@ -19,6 +19,7 @@
 #include <string>
 
 #include "burn/tensor/tensor.hpp"
+#include "burn/train/replicas.hpp"
 
 namespace burn::distributed {
 
@@ -53,8 +54,9 @@ struct RendezvousOptions {
 };
 
 /// One process's connection to the other ranks of a job. Move-only; collectives on one
-/// Communicator must not run concurrently from several threads.
-class Communicator {
+/// Communicator must not run concurrently from several threads. It is the train::ReplicaGroup of
+/// the Learner's data-parallel strategy (LearnerBuilder::data_parallel).
+class Communicator final : public train::ReplicaGroup {
 public:
     /// Connects to every other rank: every rank calls it with the same world size, store and
     /// prefix. Throws burn::Error when the others have not all arrived within the timeout.
@@ -64,18 +66,19 @@ public:
 
     Communicator(Communicator&&) noexcept;
     Communicator& operator=(Communicator&&) noexcept;
-    ~Communicator();
+    ~Communicator() override;
 
-    int rank() const;
-    int world_size() const;
+    int rank() const override;
+    int world_size() const override;
 
-    // Host buffers of `dtype` (F32, F64, I32 or I64; broadcast, all-gather and barrier take any
-    // bytes). A failure (a peer that exited, a timeout, ranks that disagree) throws burn::Error.
+    // Host buffers of `dtype` (F32, F64, F16, BF16, I32 or I64; broadcast, all-gather and barrier
+    // take any bytes). A failure (a peer that exited, a timeout, ranks that disagree) throws
+    // burn::Error.
 
     /// Every rank's `data` becomes the reduction of all ranks' `data`.
     void all_reduce(std::span<std::byte> data, DType dtype, ReduceOp op = ReduceOp::Sum);
     /// Every rank's `data` becomes rank `root`'s.
-    void broadcast(std::span<std::byte> data, int root = 0);
+    void broadcast(std::span<std::byte> data, int root = 0) override;
     /// `out` (world_size times the size of `in`) receives every rank's `in`, in rank order.
     void all_gather(std::span<const std::byte> in, std::span<std::byte> out);
     /// `in` holds world_size equal parts; `out` (one part) receives the reduction over the ranks
@@ -83,7 +86,13 @@ public:
     void reduce_scatter(std::span<const std::byte> in, std::span<std::byte> out, DType dtype,
                         ReduceOp op = ReduceOp::Sum);
     /// Returns when every rank has called it.
-    void barrier();
+    void barrier() override;
+    /// all_reduce(data, dtype, ReduceOp::Sum) (train::ReplicaGroup).
+    void all_reduce_sum(std::span<std::byte> data, DType dtype) override {
+        all_reduce(data, dtype, ReduceOp::Sum);
+    }
+    /// The sum without the argument check (train::ReplicaGroup: the caller checked the sizes).
+    void all_reduce_sum_trusted(std::span<std::byte> data, DType dtype) override;
 
     // TensorData: the same collectives; every rank passes the same shape and dtype.
 

@@ -67,6 +67,7 @@
 #include "burn/record/recorder.hpp"
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/error.hpp"
+#include "burn/train/data_parallel.hpp"
 #include "burn/train/logger.hpp"
 #include "burn/train/metric.hpp"
 #include "burn/train/output.hpp"
@@ -203,10 +204,10 @@ private:
     bool installed_ = false;
 };
 
-/// experiment.log: timestamped lines, appended.
+/// experiment.log: timestamped lines, appended (nothing with `write` false).
 class ExperimentLog {
 public:
-    explicit ExperimentLog(const std::filesystem::path& path);
+    explicit ExperimentLog(const std::filesystem::path& path, bool write = true);
     ~ExperimentLog();
     void line(const std::string& text);
 
@@ -310,6 +311,18 @@ private:
 }  // namespace detail
 
 // ============================================================================ Learner
+/// How the data-parallel strategy combines the replicas' gradients (LearnerBuilder::data_parallel).
+struct DataParallelOptions {
+    /// Gradients are all-reduced in buckets of at most this many bytes (PyTorch DDP's 25 MiB).
+    std::size_t bucket_bytes = std::size_t(25) << 20;
+    /// Reduce a bucket as soon as the backward pass has finished its gradients, while the rest of
+    /// backward runs. Needs a train_step that runs one backward pass through the model, whose
+    /// gradients it returns (the usual case; a second pass is reported as an error); false
+    /// reduces every gradient after train_step returns (as the device path, data_parallel with
+    /// a device group, always does).
+    bool overlap = true;
+};
+
 /// The options a LearnerBuilder collects (shared by the builder and the learner).
 struct LearnerOptions {
     std::filesystem::path artifact_dir;
@@ -320,6 +333,11 @@ struct LearnerOptions {
     bool summary = false;
     bool handle_sigint = true;
     bool plots = true;
+    /// Training and validation steps run in an Autocast scope of this dtype (F16 or BF16).
+    std::optional<DType> autocast;
+    /// Data-parallel training: the replicas, and how gradients are combined.
+    std::shared_ptr<ReplicaGroup> replicas;
+    DataParallelOptions data_parallel;
 };
 
 template <class M, class O, class S>
@@ -422,8 +440,60 @@ public:
         early_stopping_ = std::move(strategy);
         return *this;
     }
-    /// The devices to train on. One device is supported (the model's); data-parallel training on
-    /// several devices is not implemented, and build() says so.
+    /// Data-parallel training over processes (PyTorch DDP's design): this process is one replica
+    /// of `replicas` (a burn::distributed::Communicator), training on its shard of every epoch
+    /// (build the training loader with DataLoaderBuilder::shard(rank, world_size)). fit() starts
+    /// every replica from rank 0's parameters, averages the gradients over the replicas before
+    /// every optimizer step (in buckets, each all-reduced as soon as backward has finished its
+    /// gradients: see DataParallelOptions), averages the epoch values of the numeric metrics
+    /// (weighted by the items each replica saw), and stops all replicas together (Ctrl-C,
+    /// interrupter, early stopping). Only rank 0 writes artifacts (logs, plots, checkpoints) and
+    /// shows progress; every rank reads a checkpoint to resume, so artifact_dir must be readable by
+    /// all.
+    LearnerBuilder& data_parallel(std::shared_ptr<ReplicaGroup> replicas,
+                                  DataParallelOptions options = {}) & {
+        BURN_CHECK(replicas != nullptr, "LearnerBuilder::data_parallel: the replica group is null");
+        BURN_CHECK(options.bucket_bytes > 0,
+                   "LearnerBuilder::data_parallel: bucket_bytes must be > 0");
+        options_.replicas = std::move(replicas);
+        options_.data_parallel = options;
+        device_sum_ = {};
+        return *this;
+    }
+    LearnerBuilder&& data_parallel(std::shared_ptr<ReplicaGroup> replicas,
+                                   DataParallelOptions options = {}) && {
+        return std::move(this->data_parallel(std::move(replicas), options));
+    }
+    /// Data-parallel training whose gradients are summed on the parameters' device by
+    /// `device_group` (burn::distributed::NcclGroup for a model on Cuda: NCCL, GPU to GPU), in
+    /// buckets of one dtype, after train_step; `replicas` (the Communicator the group was made
+    /// from) carries only the small per-step flags and the epoch metrics. Otherwise as above.
+    template <class DeviceGroup>
+    requires requires(DeviceGroup& g, const Tensor<typename Backend::InnerBackend, 1>& t) {
+        { g.all_reduce(t) } -> std::convertible_to<Tensor<typename Backend::InnerBackend, 1>>;
+    }
+    LearnerBuilder& data_parallel(std::shared_ptr<ReplicaGroup> replicas,
+                                  std::shared_ptr<DeviceGroup> device_group,
+                                  DataParallelOptions options = {}) & {
+        BURN_CHECK(device_group != nullptr,
+                   "LearnerBuilder::data_parallel: the device group is null");
+        data_parallel(std::move(replicas), options);
+        device_sum_ =
+            [g = std::move(device_group)](const Tensor<typename Backend::InnerBackend, 1>& t) {
+                return g->all_reduce(t);
+            };
+        return *this;
+    }
+    template <class DeviceGroup>
+    LearnerBuilder&& data_parallel(std::shared_ptr<ReplicaGroup> replicas,
+                                   std::shared_ptr<DeviceGroup> device_group,
+                                   DataParallelOptions options = {}) && {
+        return std::move(
+            this->data_parallel(std::move(replicas), std::move(device_group), options));
+    }
+    /// The devices to train on. One device is supported (the model's); training on several
+    /// devices of one process is not implemented, and build() says so (for several processes,
+    /// one device each, see data_parallel).
     LearnerBuilder& devices(std::vector<Device> devices) & {
         devices_ = std::move(devices);
         return *this;
@@ -455,6 +525,21 @@ public:
     LearnerBuilder& handle_sigint(bool on) & {
         options_.handle_sigint = on;
         return *this;
+    }
+    /// Runs every training and validation step in a burn::Autocast scope of `dtype` (BF16 by
+    /// default, or F16): matmuls and convolutions in half precision, softmax, norms and losses in
+    /// f32 (docs/precision.md). The parameters, their gradients and the optimizer stay as they
+    /// are (f32 master weights). F16 needs a loss scale the Learner cannot apply (the loss is
+    /// scaled before backward, inside train_step): use optim::GradScaler in a loop of your own.
+    LearnerBuilder& autocast(DType dtype = DType::BF16) & {
+        BURN_CHECK(dtype == DType::BF16 || dtype == DType::F16,
+                   "LearnerBuilder::autocast: expected DType::BF16 or DType::F16, got ",
+                   dtype_name(dtype));
+        options_.autocast = dtype;
+        return *this;
+    }
+    LearnerBuilder&& autocast(DType dtype = DType::BF16) && {
+        return std::move(this->autocast(dtype));
     }
     /// Whether SVG plots are written after every epoch (default true).
     LearnerBuilder& plots(bool on) & {
@@ -493,10 +578,9 @@ public:
     requires optim::Optimizer<O, M, Backend> &&
         (lr_scheduler::LrScheduler<S> ||
          std::convertible_to<S, double>)auto build(M model, O optim, S lr_or_scheduler) {
-        BURN_CHECK(
-            devices_.size() <= 1, "LearnerBuilder::build: ", devices_.size(),
-            " devices given; training on several devices (data parallelism) is not supported: "
-            "give one device");
+        BURN_CHECK(devices_.size() <= 1, "LearnerBuilder::build: ", devices_.size(),
+                   " devices given; training on several devices of one process is not supported: "
+                   "give one device, and run one process per device with data_parallel()");
         BURN_CHECK(!options_.checkpoint || checkpointer_ != nullptr,
                    "LearnerBuilder::build: checkpoint(", options_.checkpoint.value_or(0),
                    ") needs with_file_checkpointer(recorder) (the recorder the checkpoints were "
@@ -507,11 +591,13 @@ public:
             if constexpr (lr_scheduler::LrScheduler<S>) return std::move(lr_or_scheduler);
             else return lr_scheduler::ConstantLr(double(lr_or_scheduler));
         }();
+        if (options_.replicas && options_.replicas->rank() != 0) renderer_ = silent_renderer();
         if (!renderer_) renderer_ = default_renderer();
-        return Learner<M, O, Sched>(
-            std::move(options_), std::move(model), std::move(optim), std::move(sched),
-            std::move(train_metrics_), std::move(valid_metrics_), std::move(checkpointer_),
-            std::move(early_stopping_), std::move(renderer_), std::move(interrupter_));
+        return Learner<M, O, Sched>(std::move(options_), std::move(model), std::move(optim),
+                                    std::move(sched), std::move(train_metrics_),
+                                    std::move(valid_metrics_), std::move(checkpointer_),
+                                    std::move(early_stopping_), std::move(renderer_),
+                                    std::move(interrupter_), std::move(device_sum_));
     }
 
 private:
@@ -521,6 +607,7 @@ private:
     std::shared_ptr<detail::CheckpointStore> checkpointer_;
     std::optional<MetricEarlyStoppingStrategy> early_stopping_;
     std::vector<Device> devices_;
+    typename detail::GradientSync<Backend>::DeviceSum device_sum_;
     std::unique_ptr<MetricsRenderer> renderer_;
     std::optional<TrainingInterrupter> interrupter_;
 };
@@ -545,7 +632,8 @@ public:
             std::shared_ptr<detail::CheckpointStore> checkpointer,
             std::optional<MetricEarlyStoppingStrategy> early_stopping,
             std::unique_ptr<MetricsRenderer> renderer,
-            std::optional<TrainingInterrupter> interrupter)
+            std::optional<TrainingInterrupter> interrupter,
+            typename detail::GradientSync<Backend>::DeviceSum device_sum = {})
         : options_(std::move(options)),
           model_(std::move(model)),
           optim_(std::move(optim)),
@@ -555,7 +643,8 @@ public:
           checkpointer_(std::move(checkpointer)),
           early_stopping_(std::move(early_stopping)),
           renderer_(std::move(renderer)),
-          interrupter_(std::move(interrupter)) {}
+          interrupter_(std::move(interrupter)),
+          device_sum_(std::move(device_sum)) {}
 
     /// Trains for the remaining epochs on `train`, validating on `valid` after each, and returns
     /// the trained model (also when stopped early or interrupted: see stop_reason()).
@@ -564,9 +653,10 @@ public:
         BURN_CHECK(train != nullptr, "Learner::fit: the training data loader is null");
         BURN_CHECK(valid != nullptr, "Learner::fit: the validation data loader is null");
         namespace fs = std::filesystem;
-        fs::create_directories(options_.artifact_dir);
-        detail::ExperimentLog log(options_.artifact_dir / "experiment.log");
-        FileMetricLogger logger(options_.artifact_dir);
+        const bool lead = is_lead();  // writes the artifacts (every process without replicas)
+        if (lead) fs::create_directories(options_.artifact_dir);
+        detail::ExperimentLog log(options_.artifact_dir / "experiment.log", lead);
+        FileMetricLogger logger(options_.artifact_dir, lead);
         std::optional<detail::SigintGuard> sigint;
         if (options_.handle_sigint) sigint.emplace();
         auto interrupted = [&] {
@@ -594,6 +684,17 @@ public:
             log.line("resumed from the checkpoint of epoch " + std::to_string(c) + " (" +
                      checkpointer_->path("model", c).string() + ")");
             reload_history(logger, c);
+        }
+        if (ReplicaGroup* g = options_.replicas.get()) {
+            sync_ = std::make_unique<detail::GradientSync<Backend>>(
+                *g, options_.data_parallel.bucket_bytes, device_sum_);
+            detail::check_same_on_replicas(
+                *g, train->num_batches(),
+                "the number of training batches per epoch (build each replica's training loader "
+                "with DataLoaderBuilder::shard(rank, world_size) and the same batch size)");
+            model_ = detail::broadcast_module(*g, model_);
+            log.line("data parallel: " + std::to_string(g->world_size()) +
+                     " replicas, every one starting from rank 0's parameters");
         }
         {
             std::ostringstream os;
@@ -649,7 +750,11 @@ public:
                                early_stopping_->metric_name(), "\" on the ",
                                split_name(early_stopping_->split()),
                                " split, but no numeric metric of that name is registered there");
-                    if (early_stopping_->should_stop(epoch, it->second.back())) {
+                    bool stop = early_stopping_->should_stop(epoch, it->second.back());
+                    // The replicas see the same averaged values; they stop together regardless.
+                    if (ReplicaGroup* g = options_.replicas.get())
+                        stop = detail::any_replica(*g, stop);
+                    if (stop) {
                         stop_reason_ = StopReason::EarlyStopping;
                         const std::string msg = "early stopping after epoch " +
                                                 std::to_string(epoch) + ": " +
@@ -670,6 +775,9 @@ public:
             log.line("summary:\n" + s);
         }
         log.line("training finished");
+        // Rank 0 may still be writing the last checkpoint: fit() returns on every replica once
+        // the artifacts are complete.
+        if (ReplicaGroup* g = options_.replicas.get()) g->barrier();
         return model_;
     }
 
@@ -695,6 +803,23 @@ public:
 
 private:
     using Clock = std::chrono::steady_clock;
+
+    /// Whether this process writes the artifacts: rank 0 of the replicas, or the only process.
+    bool is_lead() const { return !options_.replicas || options_.replicas->rank() == 0; }
+
+    /// One optimizer step with `grads` (averaged over the replicas first, if any; `begun`: the
+    /// step's GradientSync::begin ran before its backward pass). Returns whether any replica
+    /// asked to stop (`stop` is this one's request; without replicas, false).
+    bool optimizer_step(double lr, optim::GradientsParams<Backend> grads, bool stop,
+                        bool begun = false) {
+        bool stop_all = false;
+        if (sync_) {
+            if (!begun) (void)sync_->begin(model_, false);
+            stop_all = sync_->finish(grads, stop);
+        }
+        model_ = optim_.step(lr, model_, std::move(grads));
+        return stop_all;
+    }
 
     std::string module_name() const {
         return "model with " + std::to_string(model_.num_params()) + " parameters";
@@ -723,16 +848,34 @@ private:
     void end_epoch(Slots& slots, Split split, std::size_t epoch, double seconds, std::size_t items,
                    FileMetricLogger& logger, detail::ExperimentLog& log) {
         logger.end_epoch(split, epoch);
+        // name and value of every numeric metric; with replicas, the mean over all of them
+        // weighted by the items each one saw (and the items of all of them).
+        std::vector<std::pair<std::string, std::optional<double>>> values;
+        for (auto& slot : slots)
+            if (slot->plotted()) values.emplace_back(slot->name(), slot->value());
+        if (ReplicaGroup* g = options_.replicas.get()) {
+            std::vector<double> sums;
+            for (const auto& [name, v] : values) {
+                sums.push_back(v ? *v * double(items) : 0.0);
+                sums.push_back(v ? double(items) : 0.0);
+            }
+            sums.push_back(double(items));
+            detail::sum_over_replicas(*g, sums);
+            for (std::size_t i = 0; i < values.size(); ++i)
+                values[i].second = sums[2 * i + 1] > 0
+                                       ? std::optional<double>(sums[2 * i] / sums[2 * i + 1])
+                                       : std::nullopt;
+            items = static_cast<std::size_t>(sums.back());
+        }
         EpochSummary summary{split, epoch, options_.num_epochs, {}, seconds, items};
         auto& hist = split == Split::Train ? train_epochs_ : valid_epochs_;
-        for (auto& slot : slots)
-            if (slot->plotted())
-                if (auto v = slot->value()) {
-                    summary.values.emplace_back(slot->name(), *v);
-                    auto& h = hist[slot->name()];
-                    h.resize(epoch - 1, std::nan(""));
-                    h.push_back(*v);
-                }
+        for (const auto& [name, v] : values)
+            if (v) {
+                summary.values.emplace_back(name, *v);
+                auto& h = hist[name];
+                h.resize(epoch - 1, std::nan(""));
+                h.push_back(*v);
+            }
         renderer_->on_epoch_end(summary);
         std::ostringstream os;
         os << "epoch " << epoch << "/" << options_.num_epochs << " " << split_name(split) << ": "
@@ -747,8 +890,9 @@ private:
     bool train_epoch(const data::DataLoader<TrainBatch>& loader, std::size_t epoch,
                      FileMetricLogger& logger, detail::ExperimentLog& log,
                      const Interrupted& interrupted) {
-        std::filesystem::remove_all(logger.dir() / split_name(Split::Train) /
-                                    ("epoch-" + std::to_string(epoch)));
+        if (is_lead())
+            std::filesystem::remove_all(logger.dir() / split_name(Split::Train) /
+                                        ("epoch-" + std::to_string(epoch)));
         for (auto& m : train_metrics_) m->clear();
         optim::GradientsAccumulator<Backend> accumulator;
         std::size_t accumulated = 0;
@@ -766,13 +910,24 @@ private:
             ++iteration;
             const double lr = sched_.step();
             last_lr = lr;
-            auto out = model_.train_step(*batch);
+            // With replicas, the gradients of a step that ends with an optimizer step are reduced
+            // while its backward pass runs (overlap), and the replicas agree whether to stop.
+            std::unique_ptr<typename detail::GradientSync<Backend>::Scope> hook;
+            if (sync_ && options_.grads_accumulation <= 1)
+                hook = sync_->begin(model_, options_.data_parallel.overlap);
+            auto out = [&] {
+                std::optional<Autocast> scope;
+                if (options_.autocast) scope.emplace(*options_.autocast);
+                return model_.train_step(*batch);
+            }();
+            hook.reset();
+            bool stop_all = false;
             if (options_.grads_accumulation <= 1) {
-                model_ = optim_.step(lr, model_, std::move(out.grads));
+                stop_all = optimizer_step(lr, std::move(out.grads), interrupted(), true);
             } else {
                 accumulator.accumulate(model_, std::move(out.grads));
                 if (++accumulated >= options_.grads_accumulation) {
-                    model_ = optim_.step(lr, model_, accumulator.grads());
+                    stop_all = optimizer_step(lr, accumulator.grads(), interrupted());
                     accumulated = 0;
                 }
             }
@@ -786,14 +941,14 @@ private:
             update_metrics(train_metrics_, out.item, md, Split::Train, epoch, logger, train_steps_);
             renderer_->render_train(TrainingProgress{progress.items_processed, progress.items_total,
                                                      epoch, options_.num_epochs, iteration});
-            if (interrupted()) {
+            if (options_.replicas ? stop_all : interrupted()) {
                 stopped = true;
                 break;
             }
         }
         // The gradients of a partial accumulation at the end of the epoch are applied (with the
         // last step's learning rate) rather than lost.
-        if (accumulated > 0 && !stopped) model_ = optim_.step(last_lr, model_, accumulator.grads());
+        if (accumulated > 0 && !stopped) optimizer_step(last_lr, accumulator.grads(), false);
         const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
         end_epoch(train_metrics_, Split::Train, epoch, seconds, it.progress().items_processed,
                   logger, log);
@@ -805,8 +960,9 @@ private:
     bool valid_epoch(const data::DataLoader<ValidBatch>& loader, std::size_t epoch,
                      FileMetricLogger& logger, detail::ExperimentLog& log,
                      const Interrupted& interrupted) {
-        std::filesystem::remove_all(logger.dir() / split_name(Split::Valid) /
-                                    ("epoch-" + std::to_string(epoch)));
+        if (is_lead())
+            std::filesystem::remove_all(logger.dir() / split_name(Split::Valid) /
+                                        ("epoch-" + std::to_string(epoch)));
         for (auto& m : valid_metrics_) m->clear();
         const ValidModel model = model_.valid();
         const auto start = Clock::now();
@@ -815,7 +971,11 @@ private:
         bool stopped = false;
         while (auto batch = it.next()) {
             ++iteration;
-            auto out = model.valid_step(*batch);
+            auto out = [&] {
+                std::optional<Autocast> scope;
+                if (options_.autocast) scope.emplace(*options_.autocast);
+                return model.valid_step(*batch);
+            }();
             const auto progress = it.progress();
             MetricMetadata md{progress.items_processed,
                               progress.items_total,
@@ -835,6 +995,7 @@ private:
         end_epoch(valid_metrics_, Split::Valid, epoch, seconds, it.progress().items_processed,
                   logger, log);
         mark_epoch_start(valid_steps_, valid_starts_, epoch);
+        if (ReplicaGroup* g = options_.replicas.get()) return detail::any_replica(*g, stopped);
         return stopped;
     }
 
@@ -851,6 +1012,7 @@ private:
     }
 
     void save_checkpoint(std::size_t epoch, detail::ExperimentLog& log) {
+        if (!is_lead()) return;  // rank 0's replica is every replica's
         detail::begin_checkpoint(*checkpointer_, epoch);
         checkpointer_->save("model", epoch, model_.into_record());
         checkpointer_->save("optim", epoch, optim_.to_record());
@@ -909,7 +1071,7 @@ private:
     }
 
     void write_plots(detail::ExperimentLog& log) {
-        if (!options_.plots) return;
+        if (!options_.plots || !is_lead()) return;
         std::map<std::string, MetricHistory> plots;
         auto add = [&](const auto& epochs, const auto& steps, const auto& starts, bool train) {
             for (const auto& [name, values] : epochs) {
@@ -941,6 +1103,8 @@ private:
     M model_;
     O optim_;
     S sched_;
+    std::unique_ptr<detail::GradientSync<Backend>> sync_;  // with replicas
+    typename detail::GradientSync<Backend>::DeviceSum device_sum_;
     std::vector<std::unique_ptr<detail::MetricSlot<TrainItem>>> train_metrics_;
     std::vector<std::unique_ptr<detail::MetricSlot<ValidItem>>> valid_metrics_;
     std::shared_ptr<detail::CheckpointStore> checkpointer_;

@@ -20,8 +20,9 @@ namespace burn::train {
 /// Appends metric entries to per-epoch log files under a directory.
 class FileMetricLogger {
 public:
-    /// Logs under `dir` (created on the first write).
-    explicit FileMetricLogger(std::filesystem::path dir);
+    /// Logs under `dir` (created on the first write). With `write` false, log() writes nothing
+    /// and only the read functions are of use (the data-parallel replicas other than rank 0).
+    explicit FileMetricLogger(std::filesystem::path dir, bool write = true);
     ~FileMetricLogger();
     FileMetricLogger(FileMetricLogger&&) noexcept;
     FileMetricLogger& operator=(FileMetricLogger&&) noexcept;
@@ -39,12 +40,14 @@ public:
     /// The weighted mean of a numeric metric over an epoch from its log (lines "<v>,<n>"; a
     /// line without weight counts 1; NaN lines, undefined steps, are left out); nullopt when
     /// there is no log. Throws burn::Error naming the file and line on a malformed line.
-    std::optional<double> read_epoch_value(Split split, std::size_t epoch, const std::string& name) const;
+    std::optional<double> read_epoch_value(Split split, std::size_t epoch,
+                                           const std::string& name) const;
 
     const std::filesystem::path& dir() const { return dir_; }
 
 private:
     std::filesystem::path dir_;
+    bool write_ = true;
     struct Files;
     std::unique_ptr<Files> files_;
 };

@@ -49,8 +49,8 @@ struct EpochSummary {
     std::size_t epoch = 1;
     std::size_t epoch_total = 1;
     std::vector<std::pair<std::string, double>> values;  ///< (metric name, value)
-    double seconds = 0.0;                                 ///< wall time of the split's epoch
-    std::size_t items = 0;                                ///< items processed
+    double seconds = 0.0;                                ///< wall time of the split's epoch
+    std::size_t items = 0;                               ///< items processed
 };
 
 /// Burn's MetricsRenderer.
@@ -73,8 +73,8 @@ public:
 /// Live progress bars on a terminal (ANSI escapes, redrawn at most every `min_interval`).
 class TerminalRenderer final : public MetricsRenderer {
 public:
-    explicit TerminalRenderer(std::ostream& out,
-                              std::chrono::milliseconds min_interval = std::chrono::milliseconds(100));
+    explicit TerminalRenderer(
+        std::ostream& out, std::chrono::milliseconds min_interval = std::chrono::milliseconds(100));
     ~TerminalRenderer() override;
     void update_train(const MetricState& state) override;
     void update_valid(const MetricState& state) override;
@@ -112,5 +112,9 @@ private:
 /// TerminalRenderer on std::cout when stdout is a terminal (and $TERM is not "dumb"),
 /// PlainRenderer on std::cout otherwise.
 std::unique_ptr<MetricsRenderer> default_renderer();
+
+/// A renderer that shows nothing (the replicas other than rank 0 of data-parallel training use
+/// it).
+std::unique_ptr<MetricsRenderer> silent_renderer();
 
 }  // namespace burn::train

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// NCCL collectives on CUDA tensors between real processes, one per GPU (ranks.hpp starts
+// burn_distributed_nccl_worker per rank). Skipped with a reason without two GPUs or without NCCL.
+#include <gtest/gtest.h>
+
+#include <burn/backend/cuda.hpp>
+#include <burn/backend/cuda/collectives.hpp>
+#include <cstdlib>
+#include <string>
+
+#include "ranks.hpp"
+
+namespace {
+
+using namespace burn_test_ranks;
+
+TEST(Nccl, CollectivesOnTwoGpus) {
+    if (!burn::cuda::NcclCommunicator::available()) GTEST_SKIP() << "this build has no NCCL";
+    if (burn::cuda_device_count() < 2)
+        GTEST_SKIP() << "needs 2 CUDA devices, found " << burn::cuda_device_count() << " ("
+                     << burn::cuda_unavailable_reason() << ")";
+    // BURN_NCCL_WORKER overrides the worker's path (a bundle shipped to a GPU machine).
+    const char* worker = std::getenv("BURN_NCCL_WORKER");
+    expect_all_pass(run_ranks(worker ? worker : BURN_NCCL_WORKER, "collectives", 2, 2,
+                              std::chrono::seconds(120), "60"));
+}
+
+TEST(Nccl, LearnerDataParallelOverNcclEqualsOneProcess) {
+    if (!burn::cuda::NcclCommunicator::available()) GTEST_SKIP() << "this build has no NCCL";
+    if (burn::cuda_device_count() < 2)
+        GTEST_SKIP() << "needs 2 CUDA devices, found " << burn::cuda_device_count() << " ("
+                     << burn::cuda_unavailable_reason() << ")";
+    const char* worker = std::getenv("BURN_NCCL_WORKER");
+    expect_all_pass(run_ranks(worker ? worker : BURN_NCCL_WORKER, "learner", 2, 2,
+                              std::chrono::seconds(240), "120"));
+}
+
+}  // namespace
