@@ -3,12 +3,15 @@
 // `burn_distributed_worker SCENARIO` (or the Learner's worker) once per rank (ranks.hpp), and
 // burn-run, the launcher.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 
 #include <burn/distributed.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "ranks.hpp"
 
@@ -75,6 +78,29 @@ TEST(BurnRun, AFailingRankStopsTheOthersAndGivesItsStatus) {
                            " fail_fast"),
               3);
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+}
+
+TEST(BurnRun, PassesSigtermOnToTheRanks) {
+    // Two ranks that would sleep for 10 minutes; SIGTERM to burn-run ends them at once.
+    std::string run = BURN_RUN, nproc = "--nproc", two = "2", worker = BURN_DISTRIBUTED_WORKER,
+                scenario = "sleep";
+    char* argv[] = {run.data(), nproc.data(), two.data(), worker.data(), scenario.data(), nullptr};
+    pid_t pid = -1;
+    ASSERT_EQ(posix_spawn(&pid, run.c_str(), nullptr, nullptr, argv, environ), 0);
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // the ranks have connected
+    const auto start = std::chrono::steady_clock::now();
+    ASSERT_EQ(::kill(pid, SIGTERM), 0);
+    int st = 0;
+    while (::waitpid(pid, &st, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &st, 0);
+            FAIL() << "burn-run did not stop within 30 s of SIGTERM";
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_TRUE(WIFEXITED(st));
+    EXPECT_EQ(WEXITSTATUS(st), 128 + SIGTERM);  // the ranks' status: killed by SIGTERM
 }
 
 TEST(BurnRun, BadArgumentsAreUsageErrors) {

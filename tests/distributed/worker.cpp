@@ -214,6 +214,7 @@ int main(int argc, char** argv) {
         else if (scenario == "peer_dies") peer_dies(comm);
         else if (scenario == "data_parallel") data_parallel(comm);
         else if (scenario == "fail_fast") fail_fast(comm);
+        else if (scenario == "sleep") std::this_thread::sleep_for(std::chrono::seconds(600));
         else {
             std::cerr << "unknown scenario '" << scenario << "'\n";
             return 2;
