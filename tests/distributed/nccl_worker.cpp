@@ -162,6 +162,58 @@ void learner(const std::shared_ptr<Communicator>& comm) {
     if (r == 0) std::filesystem::remove_all(base);
 }
 
+/// Rank 1 exits in the middle of an epoch (while building its third batch): rank 0's fit()
+/// must throw a burn::Error (the per-step flags travel over Gloo before the NCCL reduction, and
+/// Gloo reports the closed connection), not wait forever.
+template <Backend BB>
+struct DyingBatcher {
+    int rank = 0;
+    std::shared_ptr<int> made = std::make_shared<int>(0);
+    regression::Batch<BB> batch(std::vector<regression::Item> items,
+                                const typename BB::Device& device) const {
+        if (rank == 1 && ++*made == 3) std::_Exit(0);
+        return regression::Batcher<BB>{}.batch(std::move(items), device);
+    }
+};
+
+void peer_dies(const std::shared_ptr<Communicator>& comm) {
+    using AG = Autodiff<G>;
+    using namespace regression;
+    const int r = comm->rank();
+    const auto world = static_cast<std::size_t>(comm->world_size());
+    const CudaDevice dev{static_cast<std::size_t>(r)};
+    auto gpus = std::make_shared<NcclGroup>(*comm, dev);
+    auto train_loader = data::DataLoaderBuilder(DyingBatcher<AG>{r})
+                            .batch_size(8)
+                            .shard(static_cast<std::size_t>(r), world)
+                            .set_device(dev)
+                            .build(make_data(96, 1));
+    auto valid_loader = data::DataLoaderBuilder(Batcher<G>{})
+                            .batch_size(8)
+                            .shard(static_cast<std::size_t>(r), world)
+                            .set_device(dev)
+                            .build(make_data(32, 2));
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("burn-nccl-dies-" + std::to_string(::getppid()));
+    auto learner = train::LearnerBuilder<Net<AG>>(dir)
+                       .metric_train_numeric(train::LossMetric{})
+                       .num_epochs(2)
+                       .renderer(train::silent_renderer())
+                       .handle_sigint(false)
+                       .data_parallel(comm, gpus)
+                       .build(Net<AG>{nn::LinearConfig{.d_input = 4, .d_output = 1}.init<AG>(dev)},
+                              optim::AdamConfig{}.init<AG, Net<AG>>(), 5e-2);
+    try {
+        (void)learner.fit(train_loader, valid_loader);
+        expect(false, "training went on without rank 1");
+    } catch (const Error& e) {
+        std::cout << "rank " << r << " caught: " << e.what() << std::endl;
+        expect(std::string(e.what()).find("distributed::") != std::string::npos,
+               std::string("the error names the collective: ") + e.what());
+    }
+    std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -171,6 +223,7 @@ int main(int argc, char** argv) {
         Communicator& comm = *shared;
         if (scenario == "collectives") collectives(comm);
         else if (scenario == "learner") learner(shared);
+        else if (scenario == "peer_dies") peer_dies(shared);
         else {
             std::cerr << "unknown scenario '" << scenario << "'\n";
             return 2;

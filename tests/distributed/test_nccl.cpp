@@ -35,4 +35,14 @@ TEST(Nccl, LearnerDataParallelOverNcclEqualsOneProcess) {
                               std::chrono::seconds(240), "120"));
 }
 
+TEST(Nccl, ARankThatExitsMidTrainingIsAnErrorNotAHang) {
+    if (!burn::cuda::NcclCommunicator::available()) GTEST_SKIP() << "this build has no NCCL";
+    if (burn::cuda_device_count() < 2)
+        GTEST_SKIP() << "needs 2 CUDA devices, found " << burn::cuda_device_count() << " ("
+                     << burn::cuda_unavailable_reason() << ")";
+    const char* worker = std::getenv("BURN_NCCL_WORKER");
+    expect_all_pass(run_ranks(worker ? worker : BURN_NCCL_WORKER, "peer_dies", 2, 2,
+                              std::chrono::seconds(120), "30"));
+}
+
 }  // namespace
