@@ -162,6 +162,17 @@ void BucketReducer::finish(bool stop) {
     any_stop_ = flag(specs_.size()) > 0;
 }
 
+namespace {
+/// out's `count` values = src's divided by `world` (T: the wire's element type).
+template <class T>
+void average_into(const std::byte* src, TensorData& out, std::size_t count, int world) {
+    const auto* in = reinterpret_cast<const T*>(src);
+    auto* d = reinterpret_cast<T*>(out.bytes_mut().data());
+    const T w = static_cast<T>(world);
+    for (std::size_t k = 0; k < count; ++k) d[k] = in[k] / w;
+}
+}  // namespace
+
 std::optional<TensorData> BucketReducer::take(std::size_t i) const {
     BURN_CHECK(i < specs_.size(), "data_parallel: no gradient ", i);
     if (!(flag(i) > 0)) return std::nullopt;
@@ -171,18 +182,9 @@ std::optional<TensorData> BucketReducer::take(std::size_t i) const {
     const std::size_t count = shape.num_elements();
     // The average, in the wire dtype, copied out in one pass.
     TensorData out = TensorData::zeros(shape, bucket.wire);
-    auto dst = out.bytes_mut();
-    if (bucket.wire == DType::F64) {
-        const double world = double(group_.world_size());
-        const auto* src = reinterpret_cast<const double*>(bucket.bytes.data() + slot.offset);
-        auto* d = reinterpret_cast<double*>(dst.data());
-        for (std::size_t k = 0; k < count; ++k) d[k] = src[k] / world;
-    } else {
-        const float world = float(group_.world_size());
-        const auto* src = reinterpret_cast<const float*>(bucket.bytes.data() + slot.offset);
-        auto* d = reinterpret_cast<float*>(dst.data());
-        for (std::size_t k = 0; k < count; ++k) d[k] = src[k] / world;
-    }
+    const std::byte* src = bucket.bytes.data() + slot.offset;
+    if (bucket.wire == DType::F64) average_into<double>(src, out, count, group_.world_size());
+    else average_into<float>(src, out, count, group_.world_size());
     if (specs_[i].dtype != bucket.wire) out = out.convert(specs_[i].dtype);
     return out;
 }

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "checks.hpp"
 #include "regression.hpp"
 
 namespace {
@@ -28,14 +29,7 @@ using distributed::Communicator;
 using B = Cpu<double>;
 using AD = Autodiff<B>;
 
-int failures = 0;
-
-void expect(bool ok, const std::string& what) {
-    if (!ok) {
-        std::cerr << "check failed: " << what << "\n";
-        ++failures;
-    }
-}
+using namespace burn_test_checks;
 
 using namespace regression;
 
@@ -181,21 +175,14 @@ void bad_shards(const std::shared_ptr<Communicator>& comm, const fs::path& base)
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::string scenario = argc > 1 ? argv[1] : "";
-    try {
+    return run_scenario(argc, argv, [](const std::string& scenario) {
         const char* store = std::getenv("BURN_STORE_DIR");
         const fs::path base = fs::path(store ? store : ".").parent_path() / "artifacts";
         auto comm = std::make_shared<Communicator>(Communicator::from_env());
         if (scenario == "learner") learner(comm, base);
         else if (scenario == "interrupt") interrupt(comm, base);
         else if (scenario == "bad_shards") bad_shards(comm, base);
-        else {
-            std::cerr << "unknown scenario '" << scenario << "'\n";
-            return 2;
-        }
-    } catch (const std::exception& e) {
-        std::cerr << "rank " << std::getenv("BURN_RANK") << ": " << e.what() << "\n";
-        return 1;
-    }
-    return failures ? 1 : 0;
+        else return false;
+        return true;
+    });
 }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "checks.hpp"
 #include "regression.hpp"
 
 namespace {
@@ -28,23 +29,7 @@ using distributed::ReduceOp;
 using G = Cuda<float>;
 using G64 = Cuda<double, std::int64_t>;
 
-int failures = 0;
-
-void expect(bool ok, const std::string& what) {
-    if (!ok) {
-        std::cerr << "check failed: " << what << "\n";
-        ++failures;
-    }
-}
-
-template <class T>
-bool same(const TensorData& d, const std::vector<T>& want) {
-    const auto got = d.to_vec<T>();
-    if (got.size() != want.size()) return false;
-    for (std::size_t i = 0; i < got.size(); ++i)
-        if (got[i] != want[i]) return false;
-    return true;
-}
+using namespace burn_test_checks;
 
 /// Every collective against values computed here.
 void collectives(Communicator& comm) {
@@ -217,20 +202,12 @@ void peer_dies(const std::shared_ptr<Communicator>& comm) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::string scenario = argc > 1 ? argv[1] : "";
-    try {
-        auto shared = std::make_shared<Communicator>(Communicator::from_env());
-        Communicator& comm = *shared;
-        if (scenario == "collectives") collectives(comm);
-        else if (scenario == "learner") learner(shared);
-        else if (scenario == "peer_dies") peer_dies(shared);
-        else {
-            std::cerr << "unknown scenario '" << scenario << "'\n";
-            return 2;
-        }
-    } catch (const std::exception& e) {
-        std::cerr << "rank " << std::getenv("BURN_RANK") << ": " << e.what() << "\n";
-        return 1;
-    }
-    return failures ? 1 : 0;
+    return run_scenario(argc, argv, [](const std::string& scenario) {
+        auto comm = std::make_shared<Communicator>(Communicator::from_env());
+        if (scenario == "collectives") collectives(*comm);
+        else if (scenario == "learner") learner(comm);
+        else if (scenario == "peer_dies") peer_dies(comm);
+        else return false;
+        return true;
+    });
 }

@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "checks.hpp"
+
 namespace {
 
 using namespace burn;
@@ -21,23 +23,7 @@ using distributed::ReduceOp;
 using B = Cpu<double>;
 using AD = Autodiff<B>;
 
-int failures = 0;
-
-void expect(bool ok, const std::string& what) {
-    if (!ok) {
-        std::cerr << "check failed: " << what << "\n";
-        ++failures;
-    }
-}
-
-template <class T>
-bool same(const TensorData& d, const std::vector<T>& want) {
-    const auto got = d.to_vec<T>();
-    if (got.size() != want.size()) return false;
-    for (std::size_t i = 0; i < got.size(); ++i)
-        if (got[i] != want[i]) return false;
-    return true;
-}
+using namespace burn_test_checks;
 
 /// Every collective against values computed here.
 void collectives(Communicator& comm) {
@@ -195,8 +181,7 @@ void data_parallel(Communicator& comm) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::string scenario = argc > 1 ? argv[1] : "";
-    try {
+    return run_scenario(argc, argv, [](const std::string& scenario) {
         if (scenario == "timeout") {
             // Only rank 0 of 2 is started: connecting fails within the timeout.
             try {
@@ -206,7 +191,7 @@ int main(int argc, char** argv) {
                 expect(std::string(e.what()).find("could not connect") != std::string::npos,
                        std::string("message: ") + e.what());
             }
-            return failures ? 1 : 0;
+            return true;
         }
         Communicator comm = Communicator::from_env();
         if (scenario == "collectives") collectives(comm);
@@ -215,13 +200,7 @@ int main(int argc, char** argv) {
         else if (scenario == "data_parallel") data_parallel(comm);
         else if (scenario == "fail_fast") fail_fast(comm);
         else if (scenario == "sleep") std::this_thread::sleep_for(std::chrono::seconds(600));
-        else {
-            std::cerr << "unknown scenario '" << scenario << "'\n";
-            return 2;
-        }
-    } catch (const std::exception& e) {
-        std::cerr << "rank " << std::getenv("BURN_RANK") << ": " << e.what() << "\n";
-        return 1;
-    }
-    return failures ? 1 : 0;
+        else return false;
+        return true;
+    });
 }

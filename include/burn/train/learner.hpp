@@ -804,6 +804,14 @@ public:
 private:
     using Clock = std::chrono::steady_clock;
 
+    /// step(), inside an Autocast scope when the builder asked for one.
+    template <class F>
+    auto in_autocast(F&& step) {
+        std::optional<Autocast> scope;
+        if (options_.autocast) scope.emplace(*options_.autocast);
+        return step();
+    }
+
     /// Whether this process writes the artifacts: rank 0 of the replicas, or the only process.
     bool is_lead() const { return !options_.replicas || options_.replicas->rank() == 0; }
 
@@ -915,11 +923,7 @@ private:
             std::unique_ptr<typename detail::GradientSync<Backend>::Scope> hook;
             if (sync_ && options_.grads_accumulation <= 1)
                 hook = sync_->begin(model_, options_.data_parallel.overlap);
-            auto out = [&] {
-                std::optional<Autocast> scope;
-                if (options_.autocast) scope.emplace(*options_.autocast);
-                return model_.train_step(*batch);
-            }();
+            auto out = in_autocast([&] { return model_.train_step(*batch); });
             hook.reset();
             bool stop_all = false;
             if (options_.grads_accumulation <= 1) {
@@ -971,11 +975,7 @@ private:
         bool stopped = false;
         while (auto batch = it.next()) {
             ++iteration;
-            auto out = [&] {
-                std::optional<Autocast> scope;
-                if (options_.autocast) scope.emplace(*options_.autocast);
-                return model.valid_step(*batch);
-            }();
+            auto out = in_autocast([&] { return model.valid_step(*batch); });
             const auto progress = it.progress();
             MetricMetadata md{progress.items_processed,
                               progress.items_total,
