@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Fused optimizer steps: Adam in one pass (read param, grad and both moments once, write param
 // and both moments once), where composing element-wise ops takes about twelve passes.
-#include <cmath>
 #include <utility>
 
 #include "burn/backend/cpu.hpp"
 #include "internal.hpp"
+#include "simd.hpp"
 
 namespace burn::cpu {
 namespace {
@@ -25,28 +25,88 @@ InOut in_out(CpuTensor t) {
     return {contiguous(std::move(t)), std::move(dst)};
 }
 
+/// Adam's per-element update on values of type V (a scalar or one of Eigen's SIMD packets): the
+/// same operations in the same order for both, so a value's result does not depend on whether it
+/// fell in a packet or in the tail of a chunk.
+template <bool HasMoments, bool HasDecay, class V>
+struct AdamLanes {
+    V b1, b2, omb1, omb2, inv_c2, step, eps, wd;
+
+    template <class E>
+    explicit AdamLanes(const backend::AdamHyper& h, E)
+        : b1(splat(E(h.beta_1))),
+          b2(splat(E(h.beta_2))),
+          omb1(splat(E(1.0 - h.beta_1))),
+          omb2(splat(E(1.0 - h.beta_2))),
+          inv_c2(splat(E(1.0 / h.correction_2))),
+          step(splat(E(h.lr / h.correction_1))),
+          eps(splat(E(h.epsilon))),
+          wd(splat(E(h.weight_decay))) {}
+
+    template <class E>
+    static V splat(E x) {
+        return ei::pset1<V>(x);
+    }
+
+    /// (param, grad, moment 1, moment 2) -> (param, moment 1, moment 2)
+    void operator()(V& p, V g, V& m, V& v) const {
+        if constexpr (HasDecay) g = ei::pmadd(p, wd, g);
+        const V gg = ei::pmul(g, g);
+        if constexpr (HasMoments) {
+            m = ei::pmadd(m, b1, ei::pmul(g, omb1));
+            v = ei::pmadd(v, b2, ei::pmul(gg, omb2));
+        } else {
+            m = ei::pmul(g, omb1);
+            v = ei::pmul(gg, omb2);
+        }
+        const V denom = ei::padd(ei::psqrt(ei::pmul(v, inv_c2)), eps);
+        p = ei::psub(p, ei::pmul(ei::pdiv(m, denom), step));
+    }
+};
+
+/// One fused pass: read param, grad and both moments once, write param and both moments once.
+/// `p`/`po` (and the moments) may be the same buffer: every element is read before it is written.
 template <class E, bool HasMoments, bool HasDecay>
 void adam_loop(const E* p, const E* g, const E* m, const E* v, E* po, E* mo, E* vo, std::size_t n,
                const backend::AdamHyper& h) {
-    const E b1 = E(h.beta_1), b2 = E(h.beta_2);
-    const E omb1 = E(1.0 - h.beta_1), omb2 = E(1.0 - h.beta_2);
-    const E inv_c2 = E(1.0 / h.correction_2), step = E(h.lr / h.correction_1);
-    const E eps = E(h.epsilon), wd = E(h.weight_decay);
-    parallel_for(n, kParallelGrain, [&](std::size_t s, std::size_t e) {
-        for (std::size_t i = s; i < e; ++i) {
-            E gi = g[i];
-            if constexpr (HasDecay) gi = gi + p[i] * wd;
-            E mi, vi;
+    using P = Pk<E>;
+    constexpr std::size_t L = ei::unpacket_traits<P>::size;
+    const AdamLanes<HasMoments, HasDecay, P> lanes(h, E{});
+    parallel_for(n, kParallelGrain, [&, lanes](std::size_t s, std::size_t e) {
+        const P zero = ei::pset1<P>(E(0));
+        std::size_t i = s;
+        for (; i + L <= e; i += L) {
+            P pi = ei::ploadu<P>(p + i), mi = zero, vi = zero;
             if constexpr (HasMoments) {
-                mi = m[i] * b1 + gi * omb1;
-                vi = v[i] * b2 + (gi * gi) * omb2;
-            } else {
-                mi = gi * omb1;
-                vi = (gi * gi) * omb2;
+                mi = ei::ploadu<P>(m + i);
+                vi = ei::ploadu<P>(v + i);
             }
-            mo[i] = mi;
-            vo[i] = vi;
-            po[i] = p[i] - (mi / (std::sqrt(vi * inv_c2) + eps)) * step;
+            lanes(pi, ei::ploadu<P>(g + i), mi, vi);
+            ei::pstoreu(mo + i, mi);
+            ei::pstoreu(vo + i, vi);
+            ei::pstoreu(po + i, pi);
+        }
+        if (i == e) return;
+        // The tail through the same packet code, staged in packet-sized buffers.
+        alignas(64) E tp[L] = {}, tg[L] = {}, tm[L] = {}, tv[L] = {};
+        const std::size_t r = e - i;
+        for (std::size_t k = 0; k < r; ++k) {
+            tp[k] = p[i + k];
+            tg[k] = g[i + k];
+            if constexpr (HasMoments) {
+                tm[k] = m[i + k];
+                tv[k] = v[i + k];
+            }
+        }
+        P pi = ei::ploadu<P>(tp), mi = ei::ploadu<P>(tm), vi = ei::ploadu<P>(tv);
+        lanes(pi, ei::ploadu<P>(tg), mi, vi);
+        ei::pstoreu(tp, pi);
+        ei::pstoreu(tm, mi);
+        ei::pstoreu(tv, vi);
+        for (std::size_t k = 0; k < r; ++k) {
+            po[i + k] = tp[k];
+            mo[i + k] = tm[k];
+            vo[i + k] = tv[k];
         }
     });
 }
