@@ -30,7 +30,7 @@ pack() {
     local bins=() f
     for f in "$build/tests/burn_cuda_runtime_tests" "$build/tests/burn_tensor_tests_cuda" \
              "$build/tests/burn_autodiff_tests_cuda" "$build/tests/burn_nn_tests_cuda" \
-             "$build/tests/burn_cuda_random_program" \
+             "$build/tests/burn_cuda_random_program" "$build/tests/burn_cuda_multi_device_tests" \
              "$build/tests/burn_distributed_nccl_tests" "$build/tests/burn_distributed_nccl_worker" \
              "$build/src/distributed/burn-run" "$build/bench/burn_bench_distributed" \
              "$build/examples/guide/guide" "$build/examples/data-parallel/data-parallel" \

@@ -457,11 +457,6 @@ TEST(Learner, ResumingWithoutACheckpointerIsAnError) {
     EXPECT_BURN_ERROR(train::LearnerBuilder<Net<AD>>(dir.path).num_epochs(0), "num_epochs");
     EXPECT_BURN_ERROR(train::LearnerBuilder<Net<AD>>(dir.path).grads_accumulation(0),
                       "grads_accumulation");
-    EXPECT_BURN_ERROR(train::LearnerBuilder<Net<AD>>(dir.path)
-                          .devices({IB::Device{}, IB::Device{}})
-                          .renderer(std::make_unique<RecordingRenderer>())
-                          .build(make_net(1), optim::SgdConfig{}.init<AD, Net<AD>>(), 0.1),
-                      "2 devices");
     // A checkpoint that does not exist: the recorder's error names the file.
     auto [train_loader, valid_loader] = loaders(8);
     auto learner =

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <algorithm>
+#include <any>
 #include <atomic>
 #include <concepts>
 #include <condition_variable>
@@ -31,6 +32,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -192,6 +194,23 @@ public:
     /// Batches per epoch: ceil(num_items / batch_size), the last one possibly partial; with
     /// drop_last, floor(num_items / batch_size), all full.
     virtual std::size_t num_batches() const = 0;
+
+    /// The loader of shard `shard` of `num_shards` of this loader's items (as
+    /// DataLoaderBuilder::shard), handing its batcher `device` (a std::any holding the batcher's
+    /// device type) instead of this loader's: Burn's DataLoader slice and to_device, with which
+    /// the Learner gives each device of a multi-device run its share. The new loader starts at
+    /// epoch 0 (the same shuffled orders as this loader's epochs). Loaders that cannot be split
+    /// throw burn::Error.
+    virtual std::shared_ptr<DataLoader<O>> shard_to_device(std::size_t shard,
+                                                           std::size_t num_shards,
+                                                           const std::any& device) const {
+        (void)shard;
+        (void)num_shards;
+        (void)device;
+        ::burn::detail::fail(
+            "DataLoader::shard_to_device: this loader cannot be split across devices "
+            "(build it with DataLoaderBuilder)");
+    }
 
     /// `for (auto batch : *loader)`: iterates a new epoch.
     typename DataLoaderIterator<O>::iterator begin() const { return iter().begin(); }
@@ -416,6 +435,25 @@ public:
     }
     std::size_t num_batches() const override {
         return batches_per_epoch(num_items(), shared_->batch_size, shared_->drop_last);
+    }
+    std::shared_ptr<DataLoader<O>> shard_to_device(std::size_t shard, std::size_t num_shards,
+                                                   const std::any& device) const override {
+        using Device = BatcherDevice<Bt>;
+        BURN_CHECK(num_shards >= 1 && shard < num_shards, "DataLoader::shard_to_device: shard ",
+                   shard, " of ", num_shards, ": expected num_shards >= 1 and shard < num_shards");
+        BURN_CHECK(shared_->num_shards == 1,
+                   "DataLoader::shard_to_device: the loader is already "
+                   "shard ",
+                   shared_->shard, " of ", shared_->num_shards,
+                   " (DataLoaderBuilder::shard); split an unsharded loader");
+        const Device* d = std::any_cast<Device>(&device);
+        BURN_CHECK(d != nullptr, "DataLoader::shard_to_device: the device is a ",
+                   device.type().name(), ", the batcher takes a ", typeid(Device).name());
+        auto shared = std::make_shared<LoaderShared<D, Bt>>(*shared_);
+        shared->shard = shard;
+        shared->num_shards = num_shards;
+        shared->device = *d;
+        return std::make_shared<BatchDataLoader<D, Bt>>(std::move(shared));
     }
 
 private:

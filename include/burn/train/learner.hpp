@@ -40,6 +40,7 @@
 //   plots/<Metric>.svg                    every numeric metric, train vs valid, per epoch and step
 #pragma once
 
+#include <any>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -52,9 +53,11 @@
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -286,6 +289,8 @@ public:
     virtual std::string name() const = 0;
     virtual std::optional<double> value() const = 0;  ///< numeric metrics only
     virtual bool plotted() const = 0;
+    /// A fresh copy (the same metric, cleared) for another replica of a multi-device run.
+    virtual std::unique_ptr<MetricSlot> clone() const = 0;
 };
 template <class O, Metric Me>
 class MetricSlotOf final : public MetricSlot<O> {
@@ -303,6 +308,17 @@ public:
         return std::nullopt;
     }
     bool plotted() const override { return numeric_; }
+    std::unique_ptr<MetricSlot<O>> clone() const override {
+        if constexpr (std::is_copy_constructible_v<Me>) {
+            auto copy = std::make_unique<MetricSlotOf>(metric_, numeric_);
+            copy->clear();
+            return copy;
+        } else {
+            ::burn::detail::fail("Learner: the metric \"", name(),
+                                 "\" cannot be copied for the other devices' replicas (training "
+                                 "on several devices needs copyable metrics)");
+        }
+    }
 
 private:
     Me metric_;
@@ -491,9 +507,16 @@ public:
         return std::move(
             this->data_parallel(std::move(replicas), std::move(device_group), options));
     }
-    /// The devices to train on. One device is supported (the model's); training on several
-    /// devices of one process is not implemented, and build() says so (for several processes,
-    /// one device each, see data_parallel).
+    /// The devices to train on (Burn's multi-device training). One device: the model moves there.
+    /// Several: one replica per device in this process, each on a thread of its own, with a
+    /// copy of the model, the optimizer, the scheduler and the metrics; fit() gives replica r
+    /// shard r of the loaders' items (DataLoader::shard_to_device, batches made on device r),
+    /// starts every replica from the first device's parameters, averages the gradients over the
+    /// replicas before every optimizer step (through host memory: LocalReplicas) and returns
+    /// the first device's model; artifacts, logs and the display are the first replica's. It
+    /// is data_parallel() with threads for processes, with the same options and results (the
+    /// global batch is the number of devices times the loaders' batch size). Not combinable
+    /// with data_parallel().
     LearnerBuilder& devices(std::vector<Device> devices) & {
         devices_ = std::move(devices);
         return *this;
@@ -578,9 +601,11 @@ public:
     requires optim::Optimizer<O, M, Backend> &&
         (lr_scheduler::LrScheduler<S> ||
          std::convertible_to<S, double>)auto build(M model, O optim, S lr_or_scheduler) {
-        BURN_CHECK(devices_.size() <= 1, "LearnerBuilder::build: ", devices_.size(),
-                   " devices given; training on several devices of one process is not supported: "
-                   "give one device, and run one process per device with data_parallel()");
+        BURN_CHECK(devices_.size() <= 1 || !options_.replicas,
+                   "LearnerBuilder::build: ", devices_.size(),
+                   " devices and data_parallel() given: train on several "
+                   "devices of this process (devices) or as one replica of several processes "
+                   "(data_parallel), not both");
         BURN_CHECK(!options_.checkpoint || checkpointer_ != nullptr,
                    "LearnerBuilder::build: checkpoint(", options_.checkpoint.value_or(0),
                    ") needs with_file_checkpointer(recorder) (the recorder the checkpoints were "
@@ -593,14 +618,48 @@ public:
         }();
         if (options_.replicas && options_.replicas->rank() != 0) renderer_ = silent_renderer();
         if (!renderer_) renderer_ = default_renderer();
-        return Learner<M, O, Sched>(std::move(options_), std::move(model), std::move(optim),
-                                    std::move(sched), std::move(train_metrics_),
-                                    std::move(valid_metrics_), std::move(checkpointer_),
-                                    std::move(early_stopping_), std::move(renderer_),
-                                    std::move(interrupter_), std::move(device_sum_));
+        using L = Learner<M, O, Sched>;
+        if (devices_.size() <= 1)
+            return L(std::move(options_), std::move(model), std::move(optim), std::move(sched),
+                     std::move(train_metrics_), std::move(valid_metrics_), std::move(checkpointer_),
+                     std::move(early_stopping_), std::move(renderer_), std::move(interrupter_),
+                     std::move(device_sum_));
+        // Several devices: replica r (r >= 1) is a learner of its own on a copy of everything.
+        if constexpr (!std::is_copy_constructible_v<O> || !std::is_copy_constructible_v<Sched>) {
+            ::burn::detail::fail("LearnerBuilder::build: training on ", devices_.size(),
+                                 " devices copies the optimizer and the learning-rate scheduler "
+                                 "for each device; this optimizer or scheduler cannot be copied");
+        } else {
+            const int n = static_cast<int>(devices_.size());
+            auto local = std::make_shared<LocalReplicas>(n);
+            std::vector<std::unique_ptr<L>> others;
+            for (int r = 1; r < n; ++r) {
+                LearnerOptions o = options_;
+                o.replicas = local->group(r);
+                o.handle_sigint = false;  // the first replica's stop request reaches every one
+                others.push_back(std::make_unique<L>(
+                    std::move(o), model.to_device(devices_[std::size_t(r)]), optim, sched,
+                    clone_slots(train_metrics_), clone_slots(valid_metrics_), checkpointer_,
+                    early_stopping_, silent_renderer(), interrupter_));
+            }
+            options_.replicas = local->group(0);
+            L lead(std::move(options_), std::move(model), std::move(optim), std::move(sched),
+                   std::move(train_metrics_), std::move(valid_metrics_), std::move(checkpointer_),
+                   std::move(early_stopping_), std::move(renderer_), std::move(interrupter_));
+            lead.local_ = {std::move(local), devices_, std::move(others)};
+            return lead;
+        }
     }
 
 private:
+    template <class Slot>
+    static std::vector<std::unique_ptr<Slot>> clone_slots(
+        const std::vector<std::unique_ptr<Slot>>& slots) {
+        std::vector<std::unique_ptr<Slot>> out;
+        for (const auto& s : slots) out.push_back(s->clone());
+        return out;
+    }
+
     LearnerOptions options_;
     std::vector<std::unique_ptr<detail::MetricSlot<TrainItem>>> train_metrics_;
     std::vector<std::unique_ptr<detail::MetricSlot<ValidItem>>> valid_metrics_;
@@ -618,8 +677,12 @@ enum class StopReason { Completed, EarlyStopping, Interrupted };
 /// Burn's Learner: built by LearnerBuilder; fit() trains and returns the model.
 template <class M, class O, class S>
 class Learner {
+    template <class>
+    friend class LearnerBuilder;
+
 public:
     using Backend = module::module_backend_t<M>;
+    using Device = typename Backend::Device;
     using ValidModel = decltype(std::declval<const M&>().valid());
     using TrainBatch = typename train_step_traits<M>::Batch;
     using TrainItem = typename train_step_traits<M>::Output;
@@ -652,6 +715,45 @@ public:
           std::shared_ptr<data::DataLoader<ValidBatch>> valid) {
         BURN_CHECK(train != nullptr, "Learner::fit: the training data loader is null");
         BURN_CHECK(valid != nullptr, "Learner::fit: the validation data loader is null");
+        if (local_.replicas) return fit_devices(*train, *valid);
+        return fit_replica(std::move(train), std::move(valid));
+    }
+
+private:
+    /// Several devices: replica r trains on its thread with shard r of the loaders (the first
+    /// replica on this one); a replica that fails aborts the others' collectives, and fit
+    /// rethrows the first failure once every thread has ended.
+    M fit_devices(const data::DataLoader<TrainBatch>& train,
+                  const data::DataLoader<ValidBatch>& valid) {
+        const std::size_t n = local_.devices.size();
+        std::mutex mutex;
+        std::exception_ptr first;
+        auto run = [&](Learner& replica, std::size_t r) {
+            try {
+                const std::any device = local_.devices[r];
+                replica.fit_replica(train.shard_to_device(r, n, device),
+                                    valid.shard_to_device(r, n, device));
+            } catch (const std::exception& e) {
+                {
+                    std::lock_guard lock(mutex);
+                    if (!first) first = std::current_exception();
+                }
+                local_.replicas->abort("replica " + std::to_string(r) + " (device " +
+                                       std::to_string(r) + "): " + e.what());
+            }
+        };
+        std::vector<std::thread> threads;
+        for (std::size_t r = 1; r < n; ++r)
+            threads.emplace_back(run, std::ref(*local_.others[r - 1]), r);
+        run(*this, 0);
+        for (auto& t : threads) t.join();
+        if (first) std::rethrow_exception(first);
+        return model_;
+    }
+
+    /// fit() of one replica: this process's only one, one of a data-parallel job, or one device's.
+    M fit_replica(std::shared_ptr<data::DataLoader<TrainBatch>> train,
+                  std::shared_ptr<data::DataLoader<ValidBatch>> valid) {
         namespace fs = std::filesystem;
         const bool lead = is_lead();  // writes the artifacts (every process without replicas)
         if (lead) fs::create_directories(options_.artifact_dir);
@@ -781,6 +883,7 @@ public:
         return model_;
     }
 
+public:
     StopReason stop_reason() const { return stop_reason_; }
     /// The epoch values of the numeric metrics: {metric name: [value of epoch 1, 2, ...]}.
     const std::map<std::string, std::vector<double>>& train_history() const {
@@ -1116,6 +1219,13 @@ private:
     std::map<std::string, std::vector<double>> train_epochs_, valid_epochs_;
     std::map<std::string, std::vector<double>> train_steps_, valid_steps_;
     std::map<std::string, std::vector<std::size_t>> train_starts_, valid_starts_;
+    /// With several devices (on the first replica only): the group, the devices, and the
+    /// learners of replicas 1, 2, ...
+    struct Local {
+        std::shared_ptr<LocalReplicas> replicas;
+        std::vector<Device> devices;
+        std::vector<std::unique_ptr<Learner>> others;
+    } local_;
 };
 
 }  // namespace burn::train

@@ -3,10 +3,13 @@
 // train a copy of the model on their shard of the data and combine their gradients before every
 // optimizer step. burn::distributed::Communicator is one (docs/distributed.md); the Learner uses
 // it through this interface only, so burn::train does not depend on a collective library.
+// LocalReplicas is the other: threads of one process (the Learner's multi-device strategy).
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <span>
+#include <string>
 
 #include "burn/tensor/dtype.hpp"
 
@@ -34,6 +37,28 @@ public:
     virtual void broadcast(std::span<std::byte> data, int root) = 0;
     /// Returns when every replica has called it.
     virtual void barrier() = 0;
+};
+
+/// The replicas of a job inside one process, one thread each (the Learner's multi-device
+/// strategy, LearnerBuilder::devices): collectives through shared memory, each replica summing
+/// its share of the elements over all of them, in rank order (the same sums on every replica,
+/// run after run). Replica r calls group(r)'s collectives from one thread at a time, in the
+/// same order as the others.
+class LocalReplicas {
+public:
+    explicit LocalReplicas(int world_size);
+
+    int world_size() const;
+    /// The group as replica `rank` sees it (it keeps the shared state alive).
+    std::shared_ptr<ReplicaGroup> group(int rank) const;
+    /// A replica failed: every collective waiting now or called later throws burn::Error with
+    /// `reason` (the first reason given is kept).
+    void abort(const std::string& reason);
+
+    struct State;  ///< opaque (src/train/replicas.cpp)
+
+private:
+    std::shared_ptr<State> state_;
 };
 
 }  // namespace burn::train
