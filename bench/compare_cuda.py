@@ -86,6 +86,12 @@ def _matmul_half(dtype_name):
     return make
 
 
+def _upload(torch, dev, args, guide):
+    (n,) = args
+    host = torch.ones(n, dtype=torch.float32)  # pageable, as burn's TensorData
+    return (lambda: host.to(dev)), 4 * n * 1e-9
+
+
 def _copy(torch, dev, args, guide):
     (n,) = args
     t = _flat(torch, dev, n)
@@ -211,6 +217,8 @@ CASES = {
                           _at((4096,), "matmul 4096^3 bf16: >= 0.95x PyTorch"), {}),
     "BM_CudaMatmulF16": ("TFLOPS", _matmul_half("float16"), "torch.matmul(a, b), f16",
                          _at((4096,), "matmul 4096^3 f16: >= 0.95x PyTorch"), {}),
+    "BM_CudaUpload": ("GBps", _upload, "cpu_tensor.to('cuda') from pageable memory",
+                      "(host to device; burn: from_data through pinned staging)", {}),
     "BM_CudaCopy": ("GBps", _copy, "t.clone() (burn: cudaMemcpyAsync)",
                     "(reference: device-to-device copy)", {}),
     "BM_CudaCat": ("GBps", _cat, "torch.cat([a, b]) of two dense halves",

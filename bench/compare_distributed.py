@@ -10,6 +10,12 @@ Both sides: f32 sum of a host buffer per call, one process per rank started here
 through a fresh directory (burn: BURN_STORE_DIR, PyTorch: init_method file://), the same timing
 loop (rounds of at least 0.2 s, median of 5). Bus bandwidth = bytes * 2 (n - 1) / n / time (as
 nccl-tests report it). ratio = PyTorch time / burn-cpp time: above 1, burn-cpp is faster.
+
+--mpi adds Open MPI's MPI_Allreduce (bench/mpi_allreduce.c, compiled here with mpicc, started
+with mpirun; Debian's libopenmpi-dev and openmpi-bin) with the same loop, twice: with its default
+transports (shared memory between processes of one machine) and restricted to TCP
+(`--mca btl tcp,self`, the transport Gloo uses): the measurement behind the choice of Gloo as the
+CPU engine (docs/distributed.md, "Why Gloo").
 """
 import argparse
 import os
@@ -76,6 +82,7 @@ def main():
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--sizes", type=int, nargs="+",
                     default=[4096, 1 << 20, 16 << 20, 64 << 20])
+    ap.add_argument("--mpi", action="store_true", help="add Open MPI (shared memory and TCP)")
     args = ap.parse_args()
     sizes = [str(s) for s in args.sizes]
     base = {k: v for k, v in os.environ.items() if not k.startswith("BURN_")}
@@ -93,20 +100,36 @@ def main():
                   args.ranks, lambda r: torch_env)
         with open(out) as f:
             torch_out = f.read()
+        mpi_outs = {}
+        if args.mpi:
+            exe = os.path.join(tmp, "mpi_allreduce")
+            subprocess.run(["mpicc", "-O2", os.path.join(ROOT, "bench", "mpi_allreduce.c"), "-o",
+                            exe], check=True)
+            mpi_env = dict(base, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+            for name, mca in (("MPI shm", []), ("MPI tcp", ["--mca", "btl", "tcp,self"])):
+                mpi_outs[name] = subprocess.run(
+                    ["mpirun", "-np", str(args.ranks), "--bind-to", "none"] + mca + [exe] + sizes,
+                    env=mpi_env, check=True, stdout=subprocess.PIPE, text=True).stdout
 
     import torch
-    burn = {int(l.split()[0]): float(l.split()[1]) for l in burn_out.split("\n") if l.strip()}
-    peer = {int(l.split()[0]): float(l.split()[1]) for l in torch_out.split("\n") if l.strip()}
+
+    def parse(text):
+        return {int(l.split()[0]): float(l.split()[1]) for l in text.split("\n") if l.strip()}
+
+    burn, peer = parse(burn_out), parse(torch_out)
+    mpi = {name: parse(text) for name, text in mpi_outs.items()}
     n = args.ranks
     print(f"all_reduce, f32 sum, {n} processes on this machine; PyTorch {torch.__version__} "
           f"(gloo process group)\n")
-    print("| bytes | burn-cpp | bus GB/s | PyTorch | bus GB/s | ratio |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    extra = "".join(f" {name} | bus GB/s |" for name in mpi)
+    print(f"| bytes | burn-cpp | bus GB/s | PyTorch | bus GB/s | ratio |{extra}")
+    print("|---:|---:|---:|---:|---:|---:|" + "---:|---:|" * len(mpi))
     for b in args.sizes:
         tb, tp = burn[b], peer[b]
         bus = lambda t: b * 2 * (n - 1) / n / t / 1e9
+        cols = "".join(f" {m[b] * 1e6:.1f} us | {bus(m[b]):.2f} |" for m in mpi.values())
         print(f"| {b} | {tb * 1e6:.1f} us | {bus(tb):.2f} | {tp * 1e6:.1f} us | {bus(tp):.2f} | "
-              f"{tp / tb:.2f} |")
+              f"{tp / tb:.2f} |{cols}")
 
 
 if __name__ == "__main__":

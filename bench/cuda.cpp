@@ -143,6 +143,21 @@ void BM_CudaMatmulF16(benchmark::State& state) { matmul(state, false, burn::DTyp
 
 // cudaMemcpyAsync of n floats between two blocks of the runtime's allocator, on its stream: the
 // device-to-device copy (what PyTorch's clone() of a dense tensor does), the bandwidth reference.
+// Tensor::from_data of n floats held in host memory (a TensorData's pageable buffer): the upload,
+// which goes through the backend's pinned staging blocks, queued on the stream.
+void BM_CudaUpload(benchmark::State& state) {
+    if (!have_device(state)) return;
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const burn::TensorData data(std::vector<float>(n, 1.0f), burn::Shape{n});
+    run_case(
+        state, "GBps", double(n * sizeof(float)) * kGB,
+        [&] {
+            auto t = T1::from_data(data, kDevice);
+            benchmark::DoNotOptimize(t);
+        },
+        2);
+}
+
 void BM_CudaCopy(benchmark::State& state) {
     if (!have_device(state)) return;
     const auto n = static_cast<std::size_t>(state.range(0));
@@ -381,6 +396,7 @@ void register_cases(bool small) {
     reg("BM_CudaMatmulTF32", BM_CudaMatmulTF32)->Arg(small ? 512 : 4096);
     reg("BM_CudaMatmulBF16", BM_CudaMatmulBF16)->Arg(small ? 512 : 4096);
     reg("BM_CudaMatmulF16", BM_CudaMatmulF16)->Arg(small ? 512 : 4096);
+    reg("BM_CudaUpload", BM_CudaUpload)->Arg(1024)->Arg(1 << 20)->Arg(small ? 1 << 20 : 1 << 24);
     reg("BM_CudaCopy", BM_CudaCopy)->Arg(elems);
     reg("BM_CudaCat", BM_CudaCat)->Arg(elems);
     reg("BM_CudaAdd", BM_CudaAdd)->Arg(elems);

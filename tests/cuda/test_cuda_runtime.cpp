@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The CUDA backend's runtime: the allocator's size classes (host only), the error without a GPU
 // (runs in CI), and on a GPU: steady-state reuse of the caching allocator, its statistics and
-// empty_cache, kernel-side errors reported at the next read, devices, TF32 switch.
+// empty_cache, uploads through pinned staging, kernel-side errors reported at the next read,
+// devices, TF32 switch.
 #include <gtest/gtest.h>
 
 #include <burn/backend/cuda.hpp>
@@ -82,6 +83,34 @@ TEST(CudaRuntime, AllocatorReusesBlocksInSteadyState) {
     EXPECT_GT(emptied.device_frees, after.device_frees);
     burn::cuda_reset_peak_memory_stats(dev);
     EXPECT_EQ(burn::cuda_memory_stats(dev).peak_allocated, emptied.allocated);
+}
+
+TEST(CudaRuntime, UploadsThroughPinnedStagingKeepTheirValues) {
+    BURN_REQUIRE_CUDA();
+    const burn::CudaDevice dev{0};
+    // A large upload crosses several 8 MiB staging chunks (and a partial last one); the host
+    // buffer is overwritten at once after each upload, while the copies may still be queued
+    // behind other work on the stream.
+    const std::size_t big = (std::size_t(8) << 20) / 4 * 2 + 12345;
+    std::vector<float> host(big);
+    for (std::size_t i = 0; i < big; ++i) host[i] = float(i % 1000003);
+    auto busy = burn::Tensor<B, 2>::ones({2048, 2048}, dev);
+    for (int i = 0; i < 4; ++i) busy = busy.matmul(busy) * 1e-3f;  // queued work
+    auto t = burn::Tensor<B, 1>::from_data(burn::TensorData(host, {big}), dev);
+    std::vector<burn::Tensor<B, 1>> small;
+    std::vector<float> one(1000);
+    for (int k = 0; k < 300; ++k) {  // more uploads than staging blocks in flight
+        for (std::size_t i = 0; i < one.size(); ++i) one[i] = float(k * 1000 + int(i));
+        small.push_back(burn::Tensor<B, 1>::from_data(burn::TensorData(one, {one.size()}), dev));
+        one.assign(one.size(), -1.0f);
+    }
+    EXPECT_EQ(t.into_data().to_vec<float>(), host);
+    for (int k = 0; k < 300; ++k) {
+        const auto v = small[std::size_t(k)].into_data().to_vec<float>();
+        ASSERT_EQ(v.size(), 1000u);
+        for (std::size_t i = 0; i < v.size(); ++i)
+            ASSERT_EQ(v[i], float(k * 1000 + int(i))) << "upload " << k << " element " << i;
+    }
 }
 
 TEST(CudaRuntime, KernelErrorsAreReportedAtTheNextRead) {

@@ -262,10 +262,54 @@ void Context::sync() {
     check_kernel_errors();
 }
 
+Context::UploadBlock& Context::upload_block(std::size_t bytes) {
+    // An idle block that is large enough: its last copy has finished.
+    for (auto& b : upload_blocks_) {
+        if (b.bytes < bytes) continue;
+        const cudaError_t st = cudaEventQuery(b.done);
+        if (st == cudaSuccess) return b;
+        if (st != cudaErrorNotReady) check(st, "upload (staging event)");
+    }
+    // A new one, in power-of-two sizes from 64 KiB.
+    const std::size_t size = std::max<std::size_t>(std::bit_ceil(bytes), std::size_t(64) << 10);
+    if (upload_pinned_ + size > kUploadPinnedCap) {
+        // At the cap: wait for the queued copies, then start over with the blocks idle.
+        check(cudaStreamSynchronize(stream_), "upload (a queued kernel failed)");
+        for (auto& b : upload_blocks_)
+            if (b.bytes >= bytes) return b;
+        for (auto& b : upload_blocks_) {
+            (void)cudaFreeHost(b.host);
+            (void)cudaEventDestroy(b.done);
+        }
+        upload_blocks_.clear();
+        upload_pinned_ = 0;
+    }
+    UploadBlock b;
+    check(cudaMallocHost(&b.host, size), "pinned upload staging allocation");
+    b.bytes = size;
+    if (const cudaError_t st = cudaEventCreateWithFlags(&b.done, cudaEventDisableTiming);
+        st != cudaSuccess) {
+        (void)cudaFreeHost(b.host);
+        check(st, "upload (staging event)");
+    }
+    upload_pinned_ += size;
+    upload_blocks_.push_back(b);
+    return upload_blocks_.back();
+}
+
 void Context::upload(void* dst, const void* src, std::size_t bytes) {
     if (bytes == 0) return;
     activate();
-    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_), "upload");
+    std::lock_guard lock(upload_mutex_);
+    auto* d = static_cast<std::byte*>(dst);
+    const auto* s = static_cast<const std::byte*>(src);
+    for (std::size_t off = 0; off < bytes; off += kUploadChunk) {
+        const std::size_t n = std::min(kUploadChunk, bytes - off);
+        UploadBlock& b = upload_block(n);
+        std::memcpy(b.host, s + off, n);
+        check(cudaMemcpyAsync(d + off, b.host, n, cudaMemcpyHostToDevice, stream_), "upload");
+        check(cudaEventRecord(b.done, stream_), "upload (staging event)");
+    }
 }
 
 void Context::download(void* dst, const void* src, std::size_t bytes) {

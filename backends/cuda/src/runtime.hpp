@@ -124,7 +124,9 @@ public:
     void check_kernel_errors();
 
     /// Copies host -> device (queued; `src` may be freed when this returns) and device -> host
-    /// (waits for the stream, through a pinned staging buffer).
+    /// (waits for the stream, through a pinned staging buffer). An upload is copied into pinned
+    /// host blocks (chunks of at most kUploadChunk) whose DMA is queued on the stream: it does
+    /// not wait for the work queued before it, as a copy from pageable memory may.
     void upload(void* dst, const void* src, std::size_t bytes);
     void download(void* dst, const void* src, std::size_t bytes);
 
@@ -158,6 +160,21 @@ private:
     std::map<std::string, cudaLibrary_t, std::less<>> libraries_;
     void* pinned_ = nullptr;
     std::size_t pinned_bytes_ = 0;
+
+    /// A pinned block of upload staging and the event of the last copy out of it.
+    struct UploadBlock {
+        void* host = nullptr;
+        std::size_t bytes = 0;
+        cudaEvent_t done = nullptr;
+    };
+    static constexpr std::size_t kUploadChunk = std::size_t(8) << 20;
+    static constexpr std::size_t kUploadPinnedCap = std::size_t(256) << 20;
+    /// An idle block of at least `bytes` (reused, new, or waited for when kUploadPinnedCap is
+    /// reached). Called under upload_mutex_.
+    UploadBlock& upload_block(std::size_t bytes);
+    std::mutex upload_mutex_;
+    std::vector<UploadBlock> upload_blocks_;
+    std::size_t upload_pinned_ = 0;  ///< bytes of upload_blocks_
     void* cublaslt_ = nullptr;
     void* cudnn_ = nullptr;
     std::shared_ptr<Buffer> workspace_;
