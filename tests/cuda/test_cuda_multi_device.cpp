@@ -4,54 +4,22 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <burn/autodiff/autodiff.hpp>
 #include <burn/backend/cuda.hpp>
-#include <burn/optim.hpp>
-#include <burn/train.hpp>
 #include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include "../distributed/regression.hpp"
+#include "../distributed/multi_device.hpp"
 
 namespace {
 
 using namespace burn;
 using B = Cuda<double>;
-using AD = Autodiff<B>;
-using regression::Batcher;
-using regression::make_data;
-using regression::Net;
 
-/// 3 epochs of Adam over 96 shuffled items: on `devices`, batches of 8 per device.
 std::vector<double> train_on(const std::vector<CudaDevice>& devices, std::size_t batch,
                              const std::filesystem::path& dir) {
-    auto train_loader = data::DataLoaderBuilder(Batcher<AD>{})
-                            .batch_size(batch)
-                            .shuffle(11)
-                            .set_device(devices.front())
-                            .build(make_data(96, 1));
-    auto valid_loader = data::DataLoaderBuilder(Batcher<B>{})
-                            .batch_size(batch)
-                            .set_device(devices.front())
-                            .build(make_data(32, 2));
-    AD::seed(5);
-    auto model = Net<AD>{nn::LinearConfig{.d_input = 4, .d_output = 1}.init<AD>(devices.front())};
-    auto learner = train::LearnerBuilder<Net<AD>>(dir)
-                       .metric_train_numeric(train::LossMetric{})
-                       .metric_valid_numeric(train::LossMetric{})
-                       .num_epochs(3)
-                       .renderer(train::silent_renderer())
-                       .handle_sigint(false)
-                       .devices(devices)
-                       .build(model, optim::AdamConfig{}.init<AD, Net<AD>>(), 5e-2);
-    const auto trained = learner.fit(train_loader, valid_loader);
-    EXPECT_EQ(trained.fc.weight.val().device().index, devices.front().index);
-    auto v = trained.fc.weight.val().to_data().to_vec<double>();
-    const auto b = trained.fc.bias->val().to_data().to_vec<double>();
-    v.insert(v.end(), b.begin(), b.end());
-    return v;
+    return regression::train_on_devices<B, double>(devices, batch, dir);
 }
 
 TEST(CudaMultiDevice, TwoGpusEqualOneGpuOnTheCombinedBatches) {

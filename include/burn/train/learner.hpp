@@ -738,8 +738,7 @@ private:
                     std::lock_guard lock(mutex);
                     if (!first) first = std::current_exception();
                 }
-                local_.replicas->abort("replica " + std::to_string(r) + " (device " +
-                                       std::to_string(r) + "): " + e.what());
+                local_.replicas->abort("replica " + std::to_string(r) + ": " + e.what());
             }
         };
         std::vector<std::thread> threads;
