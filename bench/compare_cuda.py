@@ -122,6 +122,19 @@ def _exp(torch, dev, args, guide):
     return (lambda: torch.exp(a)), 2.0 * 4 * n * 1e-9
 
 
+def _gelu_custom(compiled):
+    """Burn's README GELU: PyTorch eager (five kernels), or torch.compile's fused kernel."""
+    def make(torch, dev, args, guide):
+        (n,) = args
+        x = _flat(torch, dev, n)
+
+        def custom_gelu(t):
+            return t * (torch.erf(t / math.sqrt(2.0)) + 1.0) / 2.0
+        fn = torch.compile(custom_gelu) if compiled else custom_gelu
+        return (lambda: fn(x)), 2.0 * 4 * n * 1e-9
+    return make
+
+
 def _sum(torch, dev, args, guide):
     r, c = args
     x = _rand(torch, dev, r, c)
@@ -226,6 +239,13 @@ CASES = {
     "BM_CudaAdd": ("GBps", _add, "a + b", _at((N64M,), COPY_TARGET), {}),
     "BM_CudaMulScalar": ("GBps", _mul_scalar, "a * 2.0", _at((N64M,), COPY_TARGET), {}),
     "BM_CudaExp": ("GBps", _exp, "torch.exp(a)", _at((N64M,), COPY_TARGET), {}),
+    "BM_CudaGeluCustom": ("GBps", _gelu_custom(False),
+                          "x * (erf(x / sqrt 2) + 1) / 2, eager (five kernels)",
+                          _at((N64M,), "no target (the unfused baseline)"), {}),
+    "BM_CudaFusionGeluCustom": ("GBps", _gelu_custom(True),
+                                "the same in torch.compile (one Triton kernel)",
+                                _at((N64M,), "custom GELU 64M, Fusion<Cuda> vs torch.compile: "
+                                    ">= 0.9x"), {}),
     "BM_CudaSum": ("GBps", _sum, "x.sum()", _at((4096, 4096), "sum of [4096, 4096]: ratio"), {}),
     "BM_CudaSumDim1": ("GBps", _sum_dim1, "x.sum(1, keepdim=True)",
                        _at((4096, 4096), "sum over dim 1 of [4096, 4096]: ratio"), {}),
@@ -239,10 +259,14 @@ CASES = {
                                              "fwd+bwd: ratio"), {}),
     "BM_CudaGuideTrainStep": ("ms", _guide_train, "guide model train step, Adam (eager)",
                               _at((64,), "guide train step, batch 64, eager: ratio"), {}),
+    "BM_CudaFusionGuideTrainStep": ("ms", _guide_train,
+                                    "guide model train step, Adam (eager; PyTorch unfused)",
+                                    _at((64,), "Autodiff<Fusion<Cuda>> step: reported"), {}),
     "BM_CudaGuideInfer": ("ms", _guide_infer, "guide model, eval + no_grad, .cpu()",
                           _at((1,), "guide inference, batch 1, read back: ratio"), {}),
 }
-COPY_RELATIVE = {"BM_CudaCopy", "BM_CudaCat", "BM_CudaAdd", "BM_CudaMulScalar", "BM_CudaExp"}
+COPY_RELATIVE = {"BM_CudaCopy", "BM_CudaCat", "BM_CudaAdd", "BM_CudaMulScalar", "BM_CudaExp",
+                 "BM_CudaGeluCustom", "BM_CudaFusionGeluCustom"}
 
 
 def target_of(case, args):

@@ -77,6 +77,19 @@ def _exp(torch, dev, args):
     return (lambda: torch.exp(a)), 2.0 * 4 * n * 1e-9
 
 
+def _gelu_custom(compiled):
+    """Burn's README GELU: PyTorch eager (five kernels), or torch.compile's fused kernel."""
+    def make(torch, dev, args):
+        (n,) = args
+        x = _flat(torch, dev, n)
+
+        def custom_gelu(t):
+            return t * (torch.erf(t / math.sqrt(2.0)) + 1.0) / 2.0
+        fn = torch.compile(custom_gelu) if compiled else custom_gelu
+        return (lambda: fn(x)), 2.0 * 4 * n * 1e-9
+    return make
+
+
 def _cat(torch, dev, args):
     (n,) = args
     a, b = _flat(torch, dev, n // 2), _flat(torch, dev, n - n // 2)
@@ -131,6 +144,10 @@ CASES = {
     "BM_VkAdd": ("GBps", _add, "a + b"),
     "BM_VkMulScalar": ("GBps", _mul_scalar, "a * 2.0"),
     "BM_VkExp": ("GBps", _exp, "torch.exp(a)"),
+    "BM_VkGeluCustom": ("GBps", _gelu_custom(False),
+                        "x * (erf(x / sqrt 2) + 1) / 2, eager (five kernels)"),
+    "BM_VkFusionGeluCustom": ("GBps", _gelu_custom(True),
+                              "the same in torch.compile (one Triton kernel)"),
     "BM_VkCat": ("GBps", _cat, "torch.cat([a, b]) of two dense halves"),
     "BM_VkSoftmax": ("GBps", _softmax, "torch.softmax(x, -1)"),
     "BM_VkSum": ("GBps", _sum, "x.sum()"),

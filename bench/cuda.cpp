@@ -13,6 +13,9 @@
 // the next op, as in a training loop; the inputs live in the case (shared handles, so no op
 // writes into them in place).
 //
+// Fusion<Cuda<>> runs Burn's README GELU as one generated kernel (BM_CudaFusionGeluCustom; the
+// unfused Cuda<> in BM_CudaGeluCustom, torch.compile and PyTorch eager in compare_cuda.py).
+//
 // Counters: "s_per_op" (seconds per op: what compare_cuda.py's ratios use), a rate "TFLOPS"
 // (2 n^3 per matmul, 2 * MACs per convolution pass) or "GBps" (bytes read plus bytes written,
 // 1e9 per GB), "img_per_s" for the guide model, and "reps" (ops per iteration).
@@ -26,6 +29,7 @@
 #include <array>
 #include <burn/backend/cuda.hpp>
 #include <burn/burn.hpp>
+#include <burn/fusion/fusion.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -218,6 +222,32 @@ void BM_CudaExp(benchmark::State& state) {
     elementwise<1>(state, [](const T2& a, const T2&) { return a.exp(); });
 }
 
+// Burn's README GELU written with tensor ops, x * (erf(x / sqrt 2) + 1) / 2, on Cuda<> (five
+// kernels, five trips through memory) and on Fusion<Cuda<>> (one generated kernel: one read, one
+// write). A fused result is computed when something needs it: each op ends with the sum of its
+// first element (a one-element reduction, unfused), which makes Fusion run the pending program.
+template <class Bk>
+burn::Tensor<Bk, 2> custom_gelu(const burn::Tensor<Bk, 2>& x) {
+    return x * ((x / std::sqrt(2.0)).erf() + 1.0) / 2.0;
+}
+template <class Bk>
+void gelu_custom(benchmark::State& state) {
+    if (!have_device(state)) return;
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const std::size_t cols = n % 4096 == 0 ? 4096 : n;
+    const auto x =
+        burn::Tensor<Bk, 2>::random({n / cols, cols}, burn::Distribution::Default(), kDevice);
+    run_case(
+        state, "GBps", 2.0 * double(n) * sizeof(float) * kGB,
+        [&] {
+            auto y = custom_gelu(x).slice({{0, 1}, {0, 1}}).sum();
+            benchmark::DoNotOptimize(y);
+        },
+        2);
+}
+void BM_CudaGeluCustom(benchmark::State& state) { gelu_custom<B>(state); }
+void BM_CudaFusionGeluCustom(benchmark::State& state) { gelu_custom<burn::Fusion<B>>(state); }
+
 // Reductions and softmax of an [r, c] tensor.
 void BM_CudaSum(benchmark::State& state) {
     if (!have_device(state)) return;
@@ -328,10 +358,13 @@ burn::Tensor<Bk, 1, burn::Int> guide_labels(std::size_t batch) {
         burn::TensorData(std::move(v), burn::Shape{batch}), kDevice);
 }
 
-// One eager training step on Autodiff<Cuda<>>: forward (dropout active), CrossEntropyLoss,
-// backward, GradientsParams::from_grads, Adam (lr 1e-4, AdamConfig's defaults) step. The steps
-// of an iteration follow each other with no wait; the iteration ends with a sync.
-void BM_CudaGuideTrainStep(benchmark::State& state) {
+// One eager training step on Autodiff<Cuda<>> (BM_CudaGuideTrainStep; on Autodiff<Fusion<Cuda<>>>
+// in BM_CudaFusionGuideTrainStep): forward (dropout active), CrossEntropyLoss, backward,
+// GradientsParams::from_grads, Adam (lr 1e-4, AdamConfig's defaults) step. The steps of an
+// iteration follow each other with no wait; the iteration ends with a sync.
+template <class Inner>
+void guide_train_step(benchmark::State& state) {
+    using AD = burn::Autodiff<Inner>;
     if (!have_device(state)) return;
     const auto batch = static_cast<std::size_t>(state.range(0));
     AD::seed(42);
@@ -352,6 +385,11 @@ void BM_CudaGuideTrainStep(benchmark::State& state) {
         1, 5);
     state.counters["img_per_s"] = benchmark::Counter(double(batch) * state.counters["reps"],
                                                      benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_CudaGuideTrainStep(benchmark::State& state) { guide_train_step<B>(state); }
+void BM_CudaFusionGuideTrainStep(benchmark::State& state) {
+    guide_train_step<burn::Fusion<B>>(state);
 }
 
 // Inference on Cuda<> (model.valid(): dropout is the identity), the logits read back to the host
@@ -402,12 +440,15 @@ void register_cases(bool small) {
     reg("BM_CudaAdd", BM_CudaAdd)->Arg(elems);
     reg("BM_CudaMulScalar", BM_CudaMulScalar)->Arg(elems);
     reg("BM_CudaExp", BM_CudaExp)->Arg(elems);
+    reg("BM_CudaGeluCustom", BM_CudaGeluCustom)->Arg(elems);
+    reg("BM_CudaFusionGeluCustom", BM_CudaFusionGeluCustom)->Arg(elems);
     reg("BM_CudaSum", BM_CudaSum)->Args({side, side});
     reg("BM_CudaSumDim1", BM_CudaSumDim1)->Args({side, side});
     reg("BM_CudaSoftmax", BM_CudaSoftmax)->Args({side, side});
     reg("BM_CudaConv2dResnet", BM_CudaConv2dResnet)->Arg(small ? 2 : 32);
     reg("BM_CudaConv2dResnetFwdBwd", BM_CudaConv2dResnetFwdBwd)->Arg(small ? 2 : 32);
     reg("BM_CudaGuideTrainStep", BM_CudaGuideTrainStep)->Arg(64);
+    reg("BM_CudaFusionGuideTrainStep", BM_CudaFusionGuideTrainStep)->Arg(64);
     reg("BM_CudaGuideInfer", BM_CudaGuideInfer)->Arg(1)->Arg(64);
 }
 

@@ -9,8 +9,8 @@
 #   bench/cuda_device.sh run OUT_DIR              # there, from the repository root
 #
 # run prints the GPU, runs every test executable with --gtest_brief=1 (a summary line each, the
-# failures' names; logs in OUT_DIR/logs), then `guide train --backend cuda` for GUIDE_EPOCHS
-# (default 0: skipped) and the benchmark (bin/burn_bench_cuda, when packed) unless SKIP_BENCH=1.
+# failures' names; logs in OUT_DIR/logs), then `guide train --backend cuda` (GUIDE_BACKEND: another
+# backend, e.g. cuda-fusion) for GUIDE_EPOCHS (default 0: skipped) and the benchmark (bin/burn_bench_cuda, when packed) unless SKIP_BENCH=1.
 # TESTS="burn_tensor_tests_cuda ..." runs only those; GTEST_FILTER applies to each; TEST_TIMEOUT
 # (s, default 600) bounds each one. Kernels are compiled on first use and cached in
 # $BURN_CUDA_CACHE (default OUT_DIR/kernel-cache), so the first executable pays for NVRTC.
@@ -31,6 +31,9 @@ pack() {
     for f in "$build/tests/burn_cuda_runtime_tests" "$build/tests/burn_tensor_tests_cuda" \
              "$build/tests/burn_autodiff_tests_cuda" "$build/tests/burn_nn_tests_cuda" \
              "$build/tests/burn_cuda_random_program" "$build/tests/burn_cuda_multi_device_tests" \
+             "$build/tests/burn_fusion_tests_cuda" "$build/tests/burn_tensor_tests_cuda_fusion" \
+             "$build/tests/burn_autodiff_tests_cuda_fusion" "$build/tests/burn_nn_tests_cuda_fusion" \
+             "$build/tests/burn_cuda_fusion_random_program" \
              "$build/tests/burn_distributed_nccl_tests" "$build/tests/burn_distributed_nccl_worker" \
              "$build/src/distributed/burn-run" "$build/bench/burn_bench_distributed" \
              "$build/examples/guide/guide" "$build/examples/data-parallel/data-parallel" \
@@ -54,9 +57,10 @@ pack() {
     done
     local src_root fixture_dir=""
     src_root=$(cd "$(dirname "$0")/.." && pwd)
-    if [ -x "$build/tests/burn_tensor_tests_cuda" ]; then
-        fixture_dir=$(strings "$build/tests/burn_tensor_tests_cuda" | grep -m1 '/tests/fixtures$' || true)
-    fi
+    for f in "$build/tests/burn_tensor_tests_cuda" "$build/tests/burn_tensor_tests_cuda_fusion"; do
+        [ -z "$fixture_dir" ] && [ -x "$f" ] \
+            && fixture_dir=$(strings "$f" | grep -m1 '/tests/fixtures$' || true)
+    done
     cp "$src_root"/tests/fixtures/*.json "$out/fixtures/"
     echo "$fixture_dir" > "$out/fixture_dir.txt"
     {
@@ -93,7 +97,7 @@ run() {
     local failed=0 exe name log rc
     mkdir -p "$bundle/logs"
     if [ "${SKIP_TESTS:-0}" != 1 ]; then
-        for exe in "$bundle"/bin/burn_*tests* "$bundle"/bin/burn_cuda_random_program; do
+        for exe in "$bundle"/bin/burn_*tests* "$bundle"/bin/burn_cuda*_random_program; do
             [ -x "$exe" ] || continue
             name=$(basename "$exe")
             [ -n "${TESTS:-}" ] && [[ " $TESTS " != *" $name "* ]] && continue
@@ -110,10 +114,11 @@ run() {
         done
     fi
     if [ "${GUIDE_EPOCHS:-0}" != 0 ] && [ -x "$bundle/bin/guide" ]; then
-        echo "== guide train --backend cuda --epochs $GUIDE_EPOCHS"
-        "$bundle/bin/guide" train --backend cuda --epochs "$GUIDE_EPOCHS" --artifact-dir /tmp/guide-cuda \
+        local gb=${GUIDE_BACKEND:-cuda}
+        echo "== guide train --backend $gb --epochs $GUIDE_EPOCHS"
+        "$bundle/bin/guide" train --backend "$gb" --epochs "$GUIDE_EPOCHS" --artifact-dir "/tmp/guide-$gb" \
             2>&1 | tail -12
-        "$bundle/bin/guide" infer --backend cuda --artifact-dir /tmp/guide-cuda --index 0 --count 1000 | tail -1
+        "$bundle/bin/guide" infer --backend "$gb" --artifact-dir "/tmp/guide-$gb" --index 0 --count 1000 | tail -1
     fi
     if [ "${SKIP_BENCH:-0}" != 1 ] && [ -x "$bundle/bin/burn_bench_cuda" ]; then
         echo "== burn_bench_cuda"

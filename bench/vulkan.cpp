@@ -12,6 +12,8 @@
 // loop, and the inputs live in the case (shared handles, so no op writes into them in place).
 // Rate counters: "TFLOPS" (2 n^3 per matmul, 2 * MACs per convolution) and "GBps" (bytes read
 // plus bytes written, 1e9 per GB); "reps" is the number of ops per iteration.
+// Fusion<Vulkan<>> runs Burn's README GELU as one generated shader (BM_VkFusionGeluCustom; the
+// unfused Vulkan<> in BM_VkGeluCustom, torch.compile and PyTorch eager in compare_vulkan.py).
 //
 //   burn_bench_vulkan --benchmark_filter='Matmul|Copy'
 //   burn_bench_vulkan --small        # small sizes: a quick check on lavapipe (CPU Vulkan device)
@@ -19,6 +21,11 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <burn/backend/vulkan.hpp>
+#include <burn/fusion/fusion.hpp>
+#include <burn/tensor/activation.hpp>
+#include <burn/tensor/module.hpp>
+#include <burn/tensor/tensor.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -28,11 +35,6 @@
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <burn/backend/vulkan.hpp>
-#include <burn/tensor/activation.hpp>
-#include <burn/tensor/module.hpp>
-#include <burn/tensor/tensor.hpp>
 
 #include "runtime.hpp"
 
@@ -78,8 +80,8 @@ void run_case(benchmark::State& state, const char* counter, double work, Op&& op
             break;
         }
     }
-    state.counters[counter] = benchmark::Counter(work * reps,
-                                                 benchmark::Counter::kIsIterationInvariantRate);
+    state.counters[counter] =
+        benchmark::Counter(work * reps, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["reps"] = benchmark::Counter(reps);
 }
 
@@ -121,7 +123,8 @@ void BM_VkCopy(benchmark::State& state) {
     auto ctx = burn::vk::Context::get(kDevice);
     const burn::vk::Buffer src = ctx->allocate(bytes), dst = ctx->allocate(bytes);
     ctx->fill_u32(src, 0x3f800000u, bytes);  // 1.0f
-    run_case(state, "GBps", 2.0 * double(bytes) * kGB, [&] { ctx->copy(src, dst, bytes); }, 2);
+    run_case(
+        state, "GBps", 2.0 * double(bytes) * kGB, [&] { ctx->copy(src, dst, bytes); }, 2);
 }
 
 template <int Inputs, class Op>
@@ -130,10 +133,13 @@ void elementwise(benchmark::State& state, Op op) {
     const auto n = static_cast<std::size_t>(state.range(0));
     const T2 a = rand_flat(n), b = rand_flat(n);
     const double bytes = double(Inputs + 1) * double(n) * sizeof(float);
-    run_case(state, "GBps", bytes * kGB, [&] {
-        T2 c = op(a, b);
-        benchmark::DoNotOptimize(c);
-    }, 2);
+    run_case(
+        state, "GBps", bytes * kGB,
+        [&] {
+            T2 c = op(a, b);
+            benchmark::DoNotOptimize(c);
+        },
+        2);
 }
 
 void BM_VkAdd(benchmark::State& state) {
@@ -146,6 +152,33 @@ void BM_VkExp(benchmark::State& state) {
     elementwise<1>(state, [](const T2& a, const T2&) { return a.exp(); });
 }
 
+// Burn's README GELU written with tensor ops, x * (erf(x / sqrt 2) + 1) / 2, on Vulkan<> (five
+// shaders, five trips through memory) and on Fusion<Vulkan<>> (one generated shader: one read, one
+// write). A fused result is computed when something needs it: each op ends with the sum of its
+// first element (a one-element reduction, unfused), which makes Fusion run the pending program
+// without a read to the host.
+template <class Bk>
+burn::Tensor<Bk, 2> custom_gelu(const burn::Tensor<Bk, 2>& x) {
+    return x * ((x / std::sqrt(2.0)).erf() + 1.0) / 2.0;
+}
+template <class Bk>
+void gelu_custom(benchmark::State& state) {
+    if (!have_device(state)) return;
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const std::size_t cols = n % 4096 == 0 ? 4096 : n;
+    const auto x =
+        burn::Tensor<Bk, 2>::random({n / cols, cols}, burn::Distribution::Default(), kDevice);
+    run_case(
+        state, "GBps", 2.0 * double(n) * sizeof(float) * kGB,
+        [&] {
+            auto y = custom_gelu(x).slice({{0, 1}, {0, 1}}).sum();
+            benchmark::DoNotOptimize(y);
+        },
+        2);
+}
+void BM_VkGeluCustom(benchmark::State& state) { gelu_custom<B>(state); }
+void BM_VkFusionGeluCustom(benchmark::State& state) { gelu_custom<burn::Fusion<B>>(state); }
+
 // cat of two dense halves of n floats: dense device-to-device copies (a kernel on GPUs,
 // vkCmdCopyBuffer on CPU devices: strided_copy in ops_layout.cpp).
 void BM_VkCat(benchmark::State& state) {
@@ -155,10 +188,13 @@ void BM_VkCat(benchmark::State& state) {
         burn::Shape{n / 2}, burn::Distribution::Uniform(-1.0, 1.0), kDevice);
     const auto b = burn::Tensor<burn::Vulkan<>, 1>::random(
         burn::Shape{n - n / 2}, burn::Distribution::Uniform(-1.0, 1.0), kDevice);
-    run_case(state, "GBps", 2.0 * double(n) * sizeof(float) * kGB, [&] {
-        auto c = burn::Tensor<burn::Vulkan<>, 1>::cat({a, b}, 0);
-        benchmark::DoNotOptimize(c);
-    }, 2);
+    run_case(
+        state, "GBps", 2.0 * double(n) * sizeof(float) * kGB,
+        [&] {
+            auto c = burn::Tensor<burn::Vulkan<>, 1>::cat({a, b}, 0);
+            benchmark::DoNotOptimize(c);
+        },
+        2);
 }
 
 void BM_VkSoftmax(benchmark::State& state) {
@@ -176,10 +212,13 @@ void BM_VkSum(benchmark::State& state) {
     if (!have_device(state)) return;
     const auto n = static_cast<std::size_t>(state.range(0));
     const T2 x = rand_flat(n);
-    run_case(state, "GBps", double(n) * sizeof(float) * kGB, [&] {
-        T1 s = x.sum();
-        benchmark::DoNotOptimize(s);
-    }, 2);
+    run_case(
+        state, "GBps", double(n) * sizeof(float) * kGB,
+        [&] {
+            T1 s = x.sum();
+            benchmark::DoNotOptimize(s);
+        },
+        2);
 }
 
 void BM_VkSumDim1(benchmark::State& state) {
@@ -187,10 +226,13 @@ void BM_VkSumDim1(benchmark::State& state) {
     const auto r = static_cast<std::size_t>(state.range(0));
     const auto c = static_cast<std::size_t>(state.range(1));
     const T2 x = rand2(r, c);
-    run_case(state, "GBps", double(r * c) * sizeof(float) * kGB, [&] {
-        T2 s = x.sum_dim(1);
-        benchmark::DoNotOptimize(s);
-    }, 2);
+    run_case(
+        state, "GBps", double(r * c) * sizeof(float) * kGB,
+        [&] {
+            T2 s = x.sum_dim(1);
+            benchmark::DoNotOptimize(s);
+        },
+        2);
 }
 
 struct Conv {
@@ -231,9 +273,7 @@ void BM_VkConv2dGuide(benchmark::State& state) {
     conv_chain(state, {{1, 8, 28, 0}, {8, 16, 26, 0}});
 }
 // A ResNet layer: 3x3, 64 -> 64 channels, 56x56, padding 1.
-void BM_VkConv2dResnet(benchmark::State& state) {
-    conv_chain(state, {{64, 64, 56, 1}});
-}
+void BM_VkConv2dResnet(benchmark::State& state) { conv_chain(state, {{64, 64, 56, 1}}); }
 
 /// `max_binding`: the device's largest storage-buffer binding in bytes (0: no device). The 64M
 /// cases are halved until one tensor fits in it (lavapipe: 128 MiB); the names carry the sizes.
@@ -255,16 +295,19 @@ void register_cases(bool small, std::uint64_t max_binding) {
         return RegisterBenchmark(name, guarded)->UseRealTime()->Unit(benchmark::kMillisecond);
     };
     auto* mm = reg("BM_VkMatmul", BM_VkMatmul);
-    for (std::int64_t n : small ? std::vector<std::int64_t>{128, 256}
-                                : std::vector<std::int64_t>{1024, 2048, 4096})
+    for (std::int64_t n :
+         small ? std::vector<std::int64_t>{128, 256} : std::vector<std::int64_t>{1024, 2048, 4096})
         mm->Arg(n);
     reg("BM_VkCopy", BM_VkCopy)->Arg(elems);
     reg("BM_VkAdd", BM_VkAdd)->Arg(elems);
     reg("BM_VkMulScalar", BM_VkMulScalar)->Arg(elems);
     reg("BM_VkExp", BM_VkExp)->Arg(elems);
+    reg("BM_VkGeluCustom", BM_VkGeluCustom)->Arg(elems);
+    reg("BM_VkFusionGeluCustom", BM_VkFusionGeluCustom)->Arg(elems);
     reg("BM_VkCat", BM_VkCat)->Arg(elems);
-    reg("BM_VkSoftmax", BM_VkSoftmax)->Args(small ? std::vector<std::int64_t>{256, 1024}
-                                                  : std::vector<std::int64_t>{4096, 4096});
+    reg("BM_VkSoftmax", BM_VkSoftmax)
+        ->Args(small ? std::vector<std::int64_t>{256, 1024}
+                     : std::vector<std::int64_t>{4096, 4096});
     reg("BM_VkSum", BM_VkSum)->Arg(elems);
     const std::int64_t cols = small ? 4096 : 16384;
     reg("BM_VkSumDim1", BM_VkSumDim1)->Args({(small ? 256 : elems / cols), cols});
@@ -279,12 +322,9 @@ int main(int argc, char** argv) {
     bool small = false, list_devices = false;
     int kept = 1;
     for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--small") == 0)
-            small = true;
-        else if (std::strcmp(argv[i], "--list-devices") == 0)
-            list_devices = true;
-        else
-            argv[kept++] = argv[i];
+        if (std::strcmp(argv[i], "--small") == 0) small = true;
+        else if (std::strcmp(argv[i], "--list-devices") == 0) list_devices = true;
+        else argv[kept++] = argv[i];
     }
     argc = kept;
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -8,7 +8,8 @@
 #                                                   # there, from the repository root
 #
 # pack takes BUILD_DIR/tests/{burn_vk_*,burn_vulkan_runtime_tests,burn_tensor_tests_vulkan,
-# burn_nn_*_vulkan,burn_autodiff_tests_vulkan} and
+# burn_nn_*_vulkan,burn_autodiff_tests_vulkan,burn_fusion_tests_vulkan,
+# burn_tensor_tests_vulkan_fusion} and
 # BUILD_DIR/bench/burn_bench_vulkan (or the path in $BURN_BENCH_VULKAN), strips them, and copies
 # the shared libraries they load except glibc, libstdc++ and libgcc (libvulkan, libtbb,
 # libopenblas, libgfortran, libquadmath, ...) into lib/; libstdc++/libgcc_s go to lib/compat/,
@@ -43,7 +44,8 @@ pack() {
     if [ -x "$bench" ]; then bins+=("$bench"); else echo "warning: no $bench" >&2; fi
     for f in "$build"/tests/burn_vk_* "$build/tests/burn_vulkan_runtime_tests" \
              "$build/tests/burn_tensor_tests_vulkan" "$build"/tests/burn_nn_*_vulkan \
-             "$build/tests/burn_autodiff_tests_vulkan"; do
+             "$build/tests/burn_autodiff_tests_vulkan" "$build/tests/burn_fusion_tests_vulkan" \
+             "$build/tests/burn_tensor_tests_vulkan_fusion"; do
         [ -f "$f" ] && [ -x "$f" ] && bins+=("$f")
     done
     [ ${#bins[@]} -gt 0 ] || die "no Vulkan executables under $build"
@@ -73,10 +75,11 @@ pack() {
     # Fixtures: the path compiled into the typed suite (test_support.cpp's BURN_FIXTURE_DIR).
     local src_root fixture_dir=""
     src_root=$(cd "$(dirname "$0")/.." && pwd)
-    if [ -x "$build/tests/burn_tensor_tests_vulkan" ]; then
-        fixture_dir=$(strings "$build/tests/burn_tensor_tests_vulkan" \
-                      | grep -m1 '/tests/fixtures$' || true)
-    fi
+    for f in "$build/tests/burn_tensor_tests_vulkan" "$build/tests/burn_tensor_tests_vulkan_fusion"; do
+        [ -x "$f" ] || continue
+        fixture_dir=$(strings "$f" | grep -m1 '/tests/fixtures$' || true)
+        [ -n "$fixture_dir" ] && break
+    done
     cp "$src_root"/tests/fixtures/*.json "$out/fixtures/"
     echo "$fixture_dir" > "$out/fixture_dir.txt"
     cp "$src_root/bench/compare_vulkan.py" "$src_root/bench/vulkan_device.sh" "$out/"

@@ -104,5 +104,6 @@ int run_cpu(const Options& o);
 int run_cpu_fusion(const Options& o);
 int run_vulkan(const Options& o);
 int run_cuda(const Options& o);
+int run_cuda_fusion(const Options& o);
 
 }  // namespace guide

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // guide: the Burn book's guide (model, data, training, backend, inference) as one program.
 //
-//   guide train [--backend cpu|cpu-fusion|vulkan|cuda] [--dataset fashion-mnist|mnist] [--epochs N]
-//               [--artifact-dir DIR] [--batch-size N] [--num-workers N] [--lr X] [--seed N]
+//   guide train [--backend cpu|cpu-fusion|vulkan|cuda|cuda-fusion]
+//               [--dataset fashion-mnist|mnist] [--epochs N] [--artifact-dir DIR]
+//               [--batch-size N] [--num-workers N] [--lr X] [--seed N]
 //               [--train-items N] [--test-items N]
-//   guide infer [--backend cpu|cpu-fusion|vulkan|cuda] [--dataset fashion-mnist|mnist]
-//   [--artifact-dir DIR]
+//   guide infer [--backend cpu|cpu-fusion|vulkan|cuda|cuda-fusion]
+//               [--dataset fashion-mnist|mnist] [--artifact-dir DIR]
 //               [--index I] [--count N] [--min-accuracy X]
 //
 // `train` trains the book's model with the Learner (live progress on a terminal, plain lines
@@ -14,7 +15,8 @@
 // model and predicts test images, printing the predicted and expected labels. Fashion-MNIST comes
 // from Debian's dataset-fashion-mnist package (no network); MNIST is downloaded on first use.
 // --backend picks the backend, as the book's main.rs does (cpu by default; cpu-fusion is the cpu
-// backend with kernel fusion, Fusion<Cpu<float>>; vulkan and cuda when the build has them).
+// backend with kernel fusion, Fusion<Cpu<float>>; vulkan, cuda and cuda-fusion, Fusion<Cuda<>>,
+// when the build has them).
 // docs/guide.md walks through the code.
 #include <cstdlib>
 #include <exception>
@@ -31,18 +33,18 @@ using guide::Options;
 
 void usage(std::ostream& os) {
     os << "usage:\n"
-          "  guide train [--backend cpu|cpu-fusion|vulkan|cuda] [--dataset fashion-mnist|mnist] "
-          "[--epochs N] "
-          "[--artifact-dir DIR]\n"
+          "  guide train [--backend cpu|cpu-fusion|vulkan|cuda|cuda-fusion]\n"
+          "              [--dataset fashion-mnist|mnist] [--epochs N] [--artifact-dir DIR]\n"
           "              [--batch-size N] [--num-workers N] [--lr X] [--seed N]\n"
           "              [--train-items N] [--test-items N]\n"
-          "  guide infer [--backend cpu|cpu-fusion|vulkan|cuda] [--dataset fashion-mnist|mnist] "
-          "[--artifact-dir DIR] [--index I] [--count N]\n"
-          "              [--min-accuracy X]\n"
+          "  guide infer [--backend cpu|cpu-fusion|vulkan|cuda|cuda-fusion]\n"
+          "              [--dataset fashion-mnist|mnist] [--artifact-dir DIR]\n"
+          "              [--index I] [--count N] [--min-accuracy X]\n"
           "\n"
-          "  --backend       cpu (default), cpu-fusion, vulkan or cuda: where the model trains or\n"
-          "                  infers (cpu-fusion: the cpu backend with kernel fusion; vulkan and\n"
-          "                  cuda when the build has them: device 0)\n"
+          "  --backend       cpu (default), cpu-fusion, vulkan, cuda or cuda-fusion: where\n"
+          "                  the model trains or infers (the -fusion variants: that backend\n"
+          "                  with kernel fusion; vulkan and cuda when the build has them:\n"
+          "                  device 0)\n"
           "  --dataset       fashion-mnist (default; Debian's dataset-fashion-mnist) or mnist\n"
           "  --epochs        training epochs (default 10, the book's)\n"
           "  --artifact-dir  where config.json, checkpoints, logs, plots and the model go\n"
@@ -91,9 +93,10 @@ Options parse(int argc, char** argv) {
         } else if (a == "--backend") {
             o.backend = value();
             if (o.backend != "cpu" && o.backend != "cpu-fusion" && o.backend != "vulkan" &&
-                o.backend != "cuda")
+                o.backend != "cuda" && o.backend != "cuda-fusion")
                 throw std::invalid_argument(
-                    "--backend: expected cpu, cpu-fusion, vulkan or cuda, got '" + o.backend + "'");
+                    "--backend: expected cpu, cpu-fusion, vulkan, cuda or cuda-fusion, got '" +
+                    o.backend + "'");
         } else if (a == "--dataset") {
             const std::string v = value();
             if (v == "fashion-mnist") o.kind = burn::data::MnistKind::Fashion;
@@ -131,6 +134,7 @@ int main(int argc, char** argv) {
 #endif
 #ifdef BURN_EXAMPLE_WITH_CUDA
         if (o.backend == "cuda") return guide::run_cuda(o);
+        if (o.backend == "cuda-fusion") return guide::run_cuda_fusion(o);
 #endif
         std::cerr << "guide: this build has no backend '" << o.backend
                   << "' (built: cpu, cpu-fusion"
@@ -138,7 +142,7 @@ int main(int argc, char** argv) {
                   << ", vulkan"
 #endif
 #ifdef BURN_EXAMPLE_WITH_CUDA
-                  << ", cuda"
+                  << ", cuda, cuda-fusion"
 #endif
                   << ")\n";
         return 2;

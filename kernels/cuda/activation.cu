@@ -4,66 +4,13 @@
 // formulas are the CPU backend's (backends/cpu/src/activation.cpp, optim.cpp): sigmoid and
 // log_sigmoid go through exp(-|x|), gelu is the exact erf form, NaN inputs give NaN.
 // Names: activation_<op>_<dtype>, activation_backward_<op>_<dtype>, adam_step_<dtype>.
-#include "elementwise.cuh"
+#include "ops.cuh"
 
 using namespace ew;
 
-template <class T>
-struct Consts {
-    __device__ static T sqrt1_2() { return (T)0.707106781186547524400844362104849039; }
-    __device__ static T inv_sqrt_2pi() { return (T)0.398942280401432677939946059934381868; }
-};
-
 // ------------------------------------------------------------------------------------------------
-// Forward
+// Forward (the functors are in ops.cuh)
 // ------------------------------------------------------------------------------------------------
-
-/// max(x, 0); NaN stays NaN.
-template <class T>
-struct Relu {
-    T alpha, beta;
-    __device__ T operator()(T x) const { return x < (T)0 ? (T)0 : x; }
-};
-/// x > 0 ? x : alpha * x.
-template <class T>
-struct LeakyRelu {
-    T alpha, beta;
-    __device__ T operator()(T x) const { return x > (T)0 ? x : x * alpha; }
-};
-/// clamp(alpha * x + beta, 0, 1), NaN propagating.
-template <class T>
-struct HardSigmoid {
-    T alpha, beta;
-    __device__ T operator()(T x) const { return min_nan(max_nan(alpha * x + beta, (T)0), (T)1); }
-};
-/// x / 2 * (1 + erf(x / sqrt(2))), PyTorch's exact form.
-template <class T>
-struct Gelu {
-    T alpha, beta;
-    __device__ T operator()(T x) const {
-        return x * (T)0.5 * ((T)1 + m_erf(x * Consts<T>::sqrt1_2()));
-    }
-};
-/// 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: exp only ever sees -|x| (the CPU backend's
-/// vectorised form: r = 1 / (1 + e), x < 0 ? e * r : r, with e = exp(-|x|); NaN gives NaN).
-template <class T>
-struct Sigmoid {
-    T alpha, beta;
-    __device__ T operator()(T x) const {
-        const T e = m_exp(-m_fabs(x));
-        const T r = (T)1 / ((T)1 + e);
-        return x < (T)0 ? e * r : r;
-    }
-};
-/// log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): finite for every finite x.
-template <class T>
-struct LogSigmoid {
-    T alpha, beta;
-    __device__ T operator()(T x) const {
-        const T lo = (T)0 < x ? (T)0 : x;  // std::min(x, 0): NaN stays
-        return lo - m_log1p(m_exp(-m_fabs(x)));
-    }
-};
 
 #define BURN_ACTIVATION(NAME, OP, T, SFX)                                                  \
     extern "C" __global__ void activation_##NAME##_##SFX(const T* a, Meta ma, T* o, i64 n, \
@@ -84,35 +31,6 @@ BURN_ACTIVATION_OPS(BURN_ACTIVATION_FLOATS)
 // ------------------------------------------------------------------------------------------------
 // Backward: a = the saved tensor, g = the incoming gradient
 // ------------------------------------------------------------------------------------------------
-
-/// From relu's output: 0 where out <= 0, g elsewhere (a NaN output passes g).
-template <class T>
-struct ReluBackward {
-    __device__ T operator()(T out, T g) const { return out <= (T)0 ? (T)0 : g; }
-};
-/// From sigmoid's output y: g * (1 - y) * y.
-template <class T>
-struct SigmoidBackward {
-    __device__ T operator()(T y, T g) const { return g * ((T)1 - y) * y; }
-};
-/// From gelu's input: g * (Phi(x) + x * phi(x)).
-template <class T>
-struct GeluBackward {
-    __device__ T operator()(T x, T g) const {
-        const T cdf = (T)0.5 * ((T)1 + m_erf(x * Consts<T>::sqrt1_2()));
-        const T pdf = m_exp((T)-0.5 * x * x) * Consts<T>::inv_sqrt_2pi();
-        return g * (cdf + x * pdf);
-    }
-};
-/// From log_sigmoid's input: g * sigmoid(-x), through exp(-|x|); NaN x gives NaN.
-template <class T>
-struct LogSigmoidBackward {
-    __device__ T operator()(T x, T g) const {
-        const T e = m_exp(-m_fabs(x));
-        const T r = (T)1 / ((T)1 + e);
-        return g * (x >= (T)0 ? e * r : (x < (T)0 ? r : x));
-    }
-};
 
 #define BURN_ACTIVATION_BACKWARD(NAME, OP, T, SFX, VEC)                     \
     extern "C" __global__ void activation_backward_##NAME##_##SFX(          \

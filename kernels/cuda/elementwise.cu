@@ -11,7 +11,7 @@
 // operand is a plain dense array of n elements (vectorised path); otherwise each operand is read
 // through its Meta, which the host gives broadcast to the output shape. Outputs are dense.
 // Names: <kernel>_<dtype> or <kernel>_<op>_<dtype>.
-#include "elementwise.cuh"
+#include "ops.cuh"
 
 using namespace ew;
 
@@ -93,51 +93,8 @@ BURN_HALF_CAST(bh16, bf16)
 #undef BURN_HALF_CAST
 
 // ------------------------------------------------------------------------------------------------
-// Unary maps (elementwise.hpp's U* functors)
+// Unary maps (the functors are in ops.cuh)
 // ------------------------------------------------------------------------------------------------
-
-template <class T>
-struct Neg {
-    __device__ T operator()(T x) const { return wrap_neg(x); }
-};
-template <class T>
-struct Abs {
-    __device__ T operator()(T x) const {
-        if constexpr (IsFloat<T>::value) return m_fabs(x);
-        else return x < (T)0 ? wrap_neg(x) : x;
-    }
-};
-/// (0 < x) - (x < 0); NaN stays NaN.
-template <class T>
-struct Sign {
-    __device__ T operator()(T x) const {
-        if constexpr (IsFloat<T>::value)
-            if (x != x) return x;
-        return (T)((int)((T)0 < x) - (int)(x < (T)0));
-    }
-};
-template <class T>
-struct Square {
-    __device__ T operator()(T x) const { return wrap_mul(x, x); }
-};
-template <class T>
-struct Recip {
-    __device__ T operator()(T x) const { return (T)1 / x; }
-};
-/// Round is rint: half to even (the default rounding mode).
-#define BURN_MATH_FUNCTOR(NAME, FN)                          \
-    template <class T>                                       \
-    struct NAME {                                            \
-        __device__ T operator()(T x) const { return FN(x); } \
-    };
-BURN_MATH_FUNCTOR(Exp, m_exp)
-BURN_MATH_FUNCTOR(Log, m_log)
-BURN_MATH_FUNCTOR(Log1p, m_log1p)
-BURN_MATH_FUNCTOR(Erf, m_erf)
-BURN_MATH_FUNCTOR(Sin, m_sin)
-BURN_MATH_FUNCTOR(Cos, m_cos)
-BURN_MATH_FUNCTOR(Tanh, m_tanh)
-#undef BURN_MATH_FUNCTOR
 
 /// The cheap maps share one kernel per dtype, selected by a code (the host's UnaryCode).
 #define BURN_U_NEG 0
@@ -217,14 +174,8 @@ BURN_FOR_NUMBERS(BURN_CLAMP)
 #undef BURN_CLAMP
 
 // ------------------------------------------------------------------------------------------------
-// Binary arithmetic (elementwise.hpp's B* functors). Functors that can fail carry the error word
-// and the op's tag.
+// Binary arithmetic (div, remainder and pow's functors are in ops.cuh)
 // ------------------------------------------------------------------------------------------------
-
-struct ErrorSink {
-    u32* err;
-    u32 tag;
-};
 
 /// add, sub, mul, max, min share one kernel per dtype, selected by a code (the host's
 /// ArithCode); and, or share the bool one.
@@ -253,65 +204,6 @@ struct Logic : ErrorSink {
     int op;
     __device__ T operator()(T a, T b) const {
         return op == BURN_B_AND ? (T)(a != (T)0 && b != (T)0) : (T)(a != (T)0 || b != (T)0);
-    }
-};
-/// Floats: IEEE division. Ints: truncation toward zero; INT_MIN / -1 wraps.
-template <class T>
-struct Div : ErrorSink {
-    __device__ T operator()(T a, T b) const {
-        if constexpr (IsFloat<T>::value) {
-            return a / b;
-        } else {
-            if (b == (T)0) {
-                burn_report_error(err, tag, BURN_ERR_DIV_ZERO);
-                return (T)0;
-            }
-            if (b == (T)-1) return wrap_neg(a);
-            return a / b;
-        }
-    }
-};
-/// Floor modulo (torch.remainder): the result has the sign of the divisor.
-template <class T>
-struct Rem : ErrorSink {
-    __device__ T operator()(T a, T b) const {
-        if constexpr (IsFloat<T>::value) {
-            T r = m_fmod(a, b);
-            if (r != (T)0 && ((b < (T)0) != (r < (T)0))) r += b;
-            return r;
-        } else {
-            if (b == (T)0) {
-                burn_report_error(err, tag, BURN_ERR_DIV_ZERO);
-                return (T)0;
-            }
-            if (b == (T)-1) return (T)0;
-            T r = a % b;
-            if (r != (T)0 && ((r < (T)0) != (b < (T)0))) r = wrap_add(r, b);
-            return r;
-        }
-    }
-};
-/// Floats: pow. Ints: exact power by squaring (wrapping); a negative exponent is an error.
-template <class T>
-struct Pow : ErrorSink {
-    __device__ T operator()(T a, T b) const {
-        if constexpr (IsFloat<T>::value) {
-            return m_pow(a, b);
-        } else {
-            if (b < (T)0) {
-                burn_report_error(err, tag, BURN_ERR_NEG_EXPONENT);
-                return (T)0;
-            }
-            typedef typename Unsigned<T>::type U;
-            U base = (U)a, r = 1;
-            u64 e = (u64)b;
-            while (e) {
-                if (e & 1u) r *= base;
-                base *= base;
-                e >>= 1;
-            }
-            return (T)r;
-        }
     }
 };
 /// binary_<op>_<dtype>: tensor-tensor; binary_scalar_<op>_<dtype>: tensor-scalar. Every kernel

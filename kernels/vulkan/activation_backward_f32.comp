@@ -20,18 +20,10 @@ layout(std430, set = 0, binding = 3) writeonly buffer Out { float out_[]; };
 
 float apply(float s, float g) {
     switch (pc.op) {
-        case 0u: return s <= 0.0 ? 0.0 : g;
-        case 1u: {
-            const float cdf = 0.5 * (1.0 + burn_erf(s * BURN_SQRT1_2));
-            const float pdf = burn_exp(-0.5 * s * s) * BURN_INV_SQRT_2PI;
-            return g * (cdf + s * pdf);
-        }
-        case 2u: return g * (1.0 - s) * s;
-        case 3u: {
-            const float e = burn_exp(-abs(s));
-            const float r = 1.0 / (1.0 + e);
-            return g * (s >= 0.0 ? e * r : (s < 0.0 ? r : s));
-        }
+        case 0u: return burn_relu_backward(s, g);
+        case 1u: return burn_gelu_backward(s, g);
+        case 2u: return burn_sigmoid_backward(s, g);
+        case 3u: return burn_log_sigmoid_backward(s, g);
     }
     return g;
 }

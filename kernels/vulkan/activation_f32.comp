@@ -24,17 +24,12 @@ layout(std430, set = 0, binding = 2) writeonly buffer Out4 { vec4 out4[]; };
 float apply(float x) {
     const float alpha = uintBitsToFloat(pc.p0), beta = uintBitsToFloat(pc.p1);
     switch (pc.op) {
-        // relu keeps NaN (x < 0 is false for it); on the bits, so that a compiler that assumes
-        // no NaN cannot make it max(x, 0). Negative, non-NaN: sign set, below the NaN patterns.
-        case 0u: {
-            const uint u = floatBitsToUint(x);
-            return (u > 0x80000000u && u <= 0xff800000u) ? 0.0 : x;
-        }
+        case 0u: return burn_relu(x);
         case 1u: return burn_gelu(x);
         case 2u: return burn_sigmoid(x);
         case 3u: return burn_log_sigmoid(x);
-        case 4u: return burn_min_nan(burn_max_nan(alpha * x + beta, 0.0), 1.0);
-        case 5u: return x > 0.0 ? x : x * alpha;
+        case 4u: return burn_hard_sigmoid(x, alpha, beta);
+        case 5u: return burn_leaky_relu(x, alpha);
     }
     return x;
 }

@@ -28,12 +28,12 @@ ELEM apply(ELEM x) {
     switch (pc.op) {
         case 0u: return -x;
         case 1u: return abs(x);
-        case 2u: return isnan(x) ? x : float(int(0.0 < x) - int(x < 0.0));
+        case 2u: return burn_sign(x);
         case 3u: return burn_exp(x);
         case 4u: return burn_log(x);
         case 5u: return burn_log1p(x);
         case 6u: return burn_erf(x);
-        case 7u: return x < 0.0 ? BURN_NAN : sqrt(x);
+        case 7u: return burn_sqrt(x);
         case 8u: return 1.0 / x;
         case 9u: return burn_sincos(x, false);
         case 10u: return burn_sincos(x, true);

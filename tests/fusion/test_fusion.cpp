@@ -1,25 +1,73 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Fusion<Cpu<float>>: that the fusion happens (programs and ops counted by fusion::stats()), what
-// is computed and written (only what is still referenced), and that the results are those of the
-// unfused backend (the fused programs run the same functors: bit for bit, but for the last bits of
-// erf and tanh, whose polynomials the compiler may contract differently): reads in the middle of
-// a chain, views of pending tensors, broadcasting, long chains, dropped tensors, threads, and
-// gradients through Autodiff<Fusion<Cpu<float>>>.
+// Fusion<Cpu<float>> (burn_fusion_tests), Fusion<Cuda<>> against Cuda<> (burn_fusion_tests_cuda,
+// built with BURN_TEST_CUDA: its programs are CUDA kernels generated and compiled by NVRTC; every
+// test skips without a GPU) and Fusion<Vulkan<>> against Vulkan<> (burn_fusion_tests_vulkan, built
+// with BURN_TEST_VULKAN: its programs are GLSL shaders generated and compiled by shaderc; run on
+// lavapipe, every test skips without a Vulkan device): that the fusion happens (programs and ops
+// counted by fusion::stats()), what is computed and written (only what is still referenced), and
+// that the results are those of the unfused backend (the fused programs run the same functors: bit
+// for bit, but for the last bits of erf and tanh, whose polynomials the compiler may contract
+// differently): reads in the middle of a chain, views of pending tensors, broadcasting, long
+// chains, dropped tensors, threads, and gradients through Autodiff<Fusion<Cpu<float>>>.
 #include <gtest/gtest.h>
 
+#ifdef BURN_TEST_CUDA
+#include <burn/backend/cuda.hpp>
+#elif defined(BURN_TEST_VULKAN)
+#include <burn/backend/vulkan.hpp>
+#else
 #include <burn/backend/cpu.hpp>
+#endif
 #include <burn/burn.hpp>
+#include <burn/fusion/codegen.hpp>
 #include <burn/fusion/fusion.hpp>
 #include <cmath>
+#include <limits>
 #include <thread>
 #include <vector>
+#ifdef BURN_TEST_CUDA
+#include <unistd.h>
+
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#endif
 
 using namespace burn;
 
 namespace {
 
+#ifdef BURN_TEST_CUDA
+using FB = Fusion<Cuda<>>;
+using CB = Cuda<>;
+
+/// Skips every test without a usable GPU (CI), with CUDA's reason.
+class RequireCuda : public ::testing::Environment {
+public:
+    void SetUp() override {
+        if (cuda_device_count() == 0) GTEST_SKIP() << cuda_unavailable_reason();
+    }
+};
+const auto* const kRequireCuda = ::testing::AddGlobalTestEnvironment(new RequireCuda);
+#elif defined(BURN_TEST_VULKAN)
+using FB = Fusion<Vulkan<>>;
+using CB = Vulkan<>;
+
+/// Skips every test without a Vulkan device (the ctest run sets lavapipe's ICD).
+class RequireVulkan : public ::testing::Environment {
+public:
+    void SetUp() override {
+        if (vulkan_devices().empty()) GTEST_SKIP() << "no Vulkan device";
+    }
+};
+const auto* const kRequireVulkan = ::testing::AddGlobalTestEnvironment(new RequireVulkan);
+#else
 using FB = Fusion<Cpu<float>>;
 using CB = Cpu<float>;
+#endif
+using IntElem = typename CB::IntElem;
 
 TensorData sample(const Shape& shape, std::uint64_t seed, float lo = -2.0f, float hi = 2.0f) {
     std::vector<float> v(shape.num_elements());
@@ -189,7 +237,7 @@ TEST(Fusion, UnfusableOpsComputeTheirInputs) {
     // Int and bool tensors run unfused.
     const auto fi = (af.greater_elem(0.0).into_int() + 2).sum_dim(1);
     const auto ci = (ac.greater_elem(0.0).into_int() + 2).sum_dim(1);
-    EXPECT_EQ(fi.to_data().as_span<std::int64_t>()[0], ci.to_data().as_span<std::int64_t>()[0]);
+    EXPECT_EQ(fi.to_data().as_span<IntElem>()[0], ci.to_data().as_span<IntElem>()[0]);
 }
 
 TEST(Fusion, ThreadsRecordAndComputeIndependently) {
@@ -282,3 +330,313 @@ TEST(Fusion, ReshapedPendingTensorsKeepTheirOwnShape) {
             ASSERT_NEAR(a[i], b[i], 1e-5) << variant << " " << i;
     }
 }
+
+#if defined(BURN_TEST_CUDA) || defined(BURN_TEST_VULKAN)
+// ---- the GPU fusion parts: one generated kernel per program -----------------------------------
+
+/// Kernels (CUDA) or shaders (Vulkan) generated for fused programs so far in this process.
+std::size_t generated_kernels() {
+#ifdef BURN_TEST_CUDA
+    return cuda_kernel_stats().generated_kernels;
+#else
+    return vulkan_kernel_stats().compiled_shaders;
+#endif
+}
+
+TEST(FusionGpu, OneKernelPerProgramWhateverTheShapeAndScalars) {
+    const auto before = generated_kernels();
+#ifdef BURN_TEST_VULKAN
+    const auto pipelines_before = vulkan_kernel_stats().generated_pipelines;
+#endif
+    int run = 0;
+    for (const Shape& shape : {Shape{8, 8}, Shape{100, 3}, Shape{7, 1001}})
+        for (const double a : {0.5, 3.0}) {
+            const auto xd = sample(shape, 30 + run++);
+            const auto f = ((Tensor<FB, 2>::from_data(xd) * a).sin() + a).log1p();
+            const auto c = ((Tensor<CB, 2>::from_data(xd) * a).sin() + a).log1p();
+            expect_close(f, c);
+        }
+    EXPECT_EQ(generated_kernels() - before, 1u)
+        << "shapes and scalar values are arguments of one generated kernel";
+#ifdef BURN_TEST_VULKAN
+    EXPECT_EQ(vulkan_kernel_stats().generated_pipelines - pipelines_before, 1u);
+#endif
+}
+
+TEST(FusionGpu, StridedBroadcastAndSingleValueInputs) {
+    const auto xd = sample(Shape{33, 65}, 40), rd = sample(Shape{1, 33}, 41),
+               sd = sample(Shape{1, 1}, 42), md = sample(Shape{65, 33}, 43);
+    const auto run = [&](auto tag) {
+        using BB = decltype(tag);
+        const auto x = Tensor<BB, 2>::from_data(xd).transpose();  // [65, 33], strided
+        const auto row = Tensor<BB, 2>::from_data(rd);            // broadcast over rows
+        const auto one = Tensor<BB, 2>::from_data(sd);            // a single value
+        const auto m = Tensor<BB, 2>::from_data(md);
+        const auto mask = m.greater_elem(0.3);
+        const auto y = (x * row - one).mask_fill(mask, -1.5);
+        return activation::sigmoid(y.mask_where(m.lower_elem(-1.0), x) + m).to_data();
+    };
+    const auto f = run(FB{}), c = run(CB{});
+    const auto a = f.as_span<float>(), b = c.as_span<float>();
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]) << i;
+}
+
+TEST(FusionGpu, ManyStridedInputsAndOddSizes) {
+    // 20 transposed inputs in one program, at sizes that leave vector tails (CUDA reads 16 through
+    // their layouts and copies the others to dense arrays first; Vulkan binds at most 16 buffers
+    // per dispatch and runs the program as several shaders).
+    for (const std::size_t cols : {1u, 3u, 130u}) {
+        std::vector<TensorData> data;
+        for (int k = 0; k < 20; ++k) data.push_back(sample(Shape{cols, 7}, 50 + k));
+        const auto run = [&](auto tag) {
+            using BB = decltype(tag);
+            auto acc = Tensor<BB, 2>::from_data(data[0]).transpose();
+            for (std::size_t k = 1; k < data.size(); ++k)
+                acc = acc * 0.5 + Tensor<BB, 2>::from_data(data[k]).transpose();
+            return acc.to_data();
+        };
+        fusion::reset_stats();
+        const auto f = run(FB{});
+        EXPECT_EQ(fusion::stats().programs, 1u);
+        const auto c = run(CB{});
+        const auto a = f.as_span<float>(), b = c.as_span<float>();
+        for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]) << cols << " " << i;
+    }
+}
+#endif
+
+#ifdef BURN_TEST_CUDA
+// ---- Fusion<Cuda<>> only: the generated kernels ------------------------------------------------
+
+TEST(FusionCuda, DoublePrecisionPrograms) {
+    using FD = Fusion<Cuda<double>>;
+    using CD = Cuda<double>;
+    std::vector<double> v(3001);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = -4.0 + 8.0 * static_cast<double>(i) / 3000.0;
+    const TensorData xd(v, Shape{v.size()});
+    const auto f = custom_gelu(Tensor<FD, 1>::from_data(xd)).clamp(-0.1, 2.0).to_data();
+    const auto c = custom_gelu(Tensor<CD, 1>::from_data(xd)).clamp(-0.1, 2.0).to_data();
+    for (std::size_t i = 0; i < v.size(); ++i)
+        ASSERT_NEAR(f.as_span<double>()[i], c.as_span<double>()[i], 1e-15) << i;
+}
+
+/// Run by GeneratedKernelsAreCachedOnDisk in a child process (BURN_FUSION_TEST_CHILD set): one
+/// fused program, then the process's kernel statistics written to that file.
+TEST(FusionCuda, ChildProcessRunsOneProgram) {
+    const char* out = std::getenv("BURN_FUSION_TEST_CHILD");
+    if (!out) GTEST_SKIP() << "run by GeneratedKernelsAreCachedOnDisk";
+    const auto y = custom_gelu(Tensor<FB, 1>::from_data(sample(Shape{1000}, 60)).tanh());
+    (void)y.to_data();
+    const auto s = cuda_kernel_stats();
+    std::ofstream(out) << s.compiled << " " << s.disk_cache_hits << " " << s.generated_kernels;
+}
+
+TEST(FusionCuda, GeneratedKernelsAreCachedOnDisk) {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("burn_fusion_cache_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    const auto stats_file = dir.string() + ".stats";
+    const auto self = std::filesystem::read_symlink("/proc/self/exe").string();
+    const auto child = [&] {
+        const std::string cmd =
+            "BURN_CUDA_CACHE='" + dir.string() + "' BURN_FUSION_TEST_CHILD='" + stats_file + "' '" +
+            self +
+            "' --gtest_filter=FusionCuda.ChildProcessRunsOneProgram > /dev/null "
+            "2>&1";
+        EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        std::size_t compiled = 0, hits = 0, generated = 0;
+        std::ifstream(stats_file) >> compiled >> hits >> generated;
+        return std::array<std::size_t, 3>{compiled, hits, generated};
+    };
+    const auto first = child();
+    EXPECT_GE(first[0], 1u) << "the first process compiles the fused program";
+    EXPECT_EQ(first[2], 1u);
+    bool fused_file = false;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+        fused_file |= e.path().filename().string().rfind("fused-", 0) == 0;
+    EXPECT_TRUE(fused_file) << "a fused-*.cubin in " << dir;
+    const auto second = child();
+    EXPECT_EQ(second[0], 0u) << "the second process compiles nothing";
+    EXPECT_EQ(second[1], first[0]) << "it reads every program from the disk cache";
+    EXPECT_EQ(second[2], 1u);
+    std::filesystem::remove_all(dir);
+    std::filesystem::remove(stats_file);
+}
+#endif
+
+#ifdef BURN_TEST_VULKAN
+// ---- Fusion<Vulkan<>> only: the generated shaders ----------------------------------------------
+
+TEST(FusionVulkan, EveryInstructionComputesWhatItsKernelComputes) {
+    // Each op between multiply-adds (a chain the driver could contract across instructions), on
+    // values around the special cases (0, negatives, NaN, inf).
+    std::vector<float> v;
+    for (int i = 0; i < 997; ++i) v.push_back(-6.0f + 12.0f * static_cast<float>(i) / 996.0f);
+    v.insert(v.end(), {0.0f, -0.0f, NAN, INFINITY, -INFINITY, 1.0f, -1.0f});
+    const TensorData xd(v, Shape{v.size()});
+    using T1F = Tensor<FB, 1>;
+    using T1C = Tensor<CB, 1>;
+    const auto both = [&](const char* what, auto op) {
+        const auto pre = [](auto x) { return x * 1.3 + 0.2; };
+        const auto post = [](auto y) { return y * 0.7 - 0.1; };
+        fusion::reset_stats();
+        const auto f = post(op(pre(T1F::from_data(xd))));
+        const auto c = post(op(pre(T1C::from_data(xd))));
+        SCOPED_TRACE(what);
+        expect_same(f, c);
+        EXPECT_EQ(fusion::stats().programs, 1u);
+    };
+    both("neg", [](auto x) { return -x; });
+    both("abs", [](auto x) { return x.abs(); });
+    both("sign", [](auto x) { return x.sign(); });
+    both("exp", [](auto x) { return x.exp(); });
+    both("log", [](auto x) { return x.log(); });
+    both("log1p", [](auto x) { return x.log1p(); });
+    both("erf", [](auto x) { return x.erf(); });
+    both("sqrt", [](auto x) { return x.sqrt(); });
+    both("recip", [](auto x) { return x.recip(); });
+    both("sin", [](auto x) { return x.sin(); });
+    both("cos", [](auto x) { return x.cos(); });
+    both("tanh", [](auto x) { return x.tanh(); });
+    both("round", [](auto x) { return x.round(); });
+    both("floor", [](auto x) { return x.floor(); });
+    both("ceil", [](auto x) { return x.ceil(); });
+    both("add", [](auto x) { return x + x.exp(); });
+    both("sub", [](auto x) { return x - x * 3.0; });
+    both("mul", [](auto x) { return x * (x + 1.0); });
+    both("div", [](auto x) { return x / (x - 0.5); });
+    both("rem", [](auto x) { return x % (x * 0.25 + 0.1); });
+    both("rem scalar", [](auto x) { return x % 0.3; });
+    both("powf", [](auto x) { return x.abs().powf(x * 0.5); });
+    for (const double e : {1.0, 0.5, -1.0, 2.0, 3.0, -2.5, 0.0})
+        both("powf_scalar", [e](auto x) { return x.powf_scalar(e); });
+    both("max_pair", [](auto x) { return x.max_pair(x.sin()); });
+    both("min_pair", [](auto x) { return x.min_pair(x.cos()); });
+    both("clamp", [](auto x) { return x.clamp(-1.5, 2.5); });
+    both("clamp_min", [](auto x) { return x.clamp_min(-0.5); });
+    both("clamp_max", [](auto x) { return x.clamp_max(0.5); });
+    both("compare", [](auto x) { return x.mask_fill(x.greater_equal(x * x - 1.0), 4.0); });
+    both("compare_elem", [](auto x) { return x.mask_fill(x.lower_equal_elem(0.25), -4.0); });
+    both("mask_where", [](auto x) { return x.mask_where(x.not_equal_elem(1.5), x.exp()); });
+    both("relu", [](auto x) { return activation::relu(x); });
+    both("gelu", [](auto x) { return activation::gelu(x); });
+    both("sigmoid", [](auto x) { return activation::sigmoid(x); });
+    both("log_sigmoid", [](auto x) { return activation::log_sigmoid(x); });
+    both("hard_sigmoid", [](auto x) { return activation::hard_sigmoid(x, 0.3, 0.4); });
+    both("leaky_relu", [](auto x) { return activation::leaky_relu(x, 0.02); });
+}
+
+TEST(FusionVulkan, ManyOutputsAndScalarsInOneProgram) {
+    // 20 intermediates still held (more outputs than one dispatch binds), 60 scalars (more than
+    // the push constants hold: they go in the parameter buffer, after a strided input's metadata).
+    const auto xd = sample(Shape{37, 41}, 70), yd = sample(Shape{41, 37}, 71);
+    const auto run = [&](auto tag) {
+        using BB = decltype(tag);
+        const auto y = Tensor<BB, 2>::from_data(yd).transpose();
+        std::vector<Tensor<BB, 2>> kept{Tensor<BB, 2>::from_data(xd)};
+        for (int k = 0; k < 20; ++k)
+            kept.push_back((kept.back() * (1.0 + 0.01 * k) + y).clamp_max(3.0 - 0.05 * k));
+        std::vector<TensorData> out;  // the last first: one program computes them all
+        for (auto it = kept.rbegin(); it != kept.rend(); ++it) out.push_back(it->to_data());
+        return out;
+    };
+    fusion::reset_stats();
+    const auto f = run(FB{});
+    EXPECT_EQ(fusion::stats().programs, 1u);
+    EXPECT_EQ(fusion::stats().outputs, 20u);
+    const auto c = run(CB{});
+    for (std::size_t k = 0; k < f.size(); ++k) {
+        const auto a = f[k].as_span<float>(), b = c[k].as_span<float>();
+        for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]) << k << " " << i;
+    }
+}
+#endif
+
+#if !defined(BURN_TEST_CUDA) && !defined(BURN_TEST_VULKAN)
+// ---- the shared kernel generator of the GPU fusion parts (burn/fusion/codegen.hpp) -------------
+
+TEST(FusionCodegen, InstructionsAreSpelledThroughTheDialect) {
+    namespace cg = fusion::codegen;
+    using backend::BinaryOp;
+    const cg::Dialect d{
+        .name = "Test",
+        .unary = {"neg($a)", "abs($a)", "sign($a)", "exp($a)", "log($a)", "log1p($a)", "erf($a)",
+                  "sqrt($a)", "recip($a)", "sin($a)", "cos($a)", "tanh($a)", "round($a)",
+                  "floor($a)", "ceil($a)"},
+        .binary = {"$a+$b", "$a-$b", "$a*$b", "$a/$b", "rem($a,$b)", "pow($a,$b)", "max($a,$b)",
+                   "min($a,$b)"},
+        .compare = "($a $op $b)",
+        .clamp = "clamp($a,$0,$1)",
+        .where = "$b?$c:$a",
+        .fill = "$b?$0:$a",
+        .activation = {"relu($a)", "gelu($a)", "sig($a)", "lsig($a)", "hsig($a,$0,$1)",
+                       "leaky($a,$0)"},
+        .activation_backward = {"drelu($a,$b)", "dgelu($a,$b)", "dsig($a,$b)", "dlsig($a,$b)"},
+        .pow_special = {"$a", "sqrt($a)", "recip($a)", nullptr},
+        .div_by_reciprocal = "$a*$0",
+        .scalar = [](std::size_t k) { return "s" + std::to_string(k); },
+    };
+    fusion::Program p;
+    p.shape = Shape{4};
+    p.inputs = {DType::F32, DType::F32};
+    const auto scalar_op = [&](BinaryOp op, double v, std::uint32_t a) {
+        p.instrs.push_back({.kind = fusion::OpKind::BinaryScalar,
+                            .op = static_cast<std::uint8_t>(op),
+                            .args = {a},
+                            .scalar = backend::ScalarArg::of(v)});
+    };
+    scalar_op(BinaryOp::Div, 3.0, 0);   // r2: a division
+    scalar_op(BinaryOp::Div, 0.25, 2);  // r3: times 4
+    scalar_op(BinaryOp::Pow, 0.5, 3);   // r4: sqrt
+    scalar_op(BinaryOp::Pow, 2.0, 4);   // r5: the dialect has no square: pow
+    p.instrs.push_back({.kind = fusion::OpKind::Compare,
+                        .op = static_cast<std::uint8_t>(backend::CmpOp::Ge),
+                        .dtype = DType::Bool,
+                        .args = {5, 1}});  // r6
+    p.instrs.push_back({.kind = fusion::OpKind::Clamp,
+                        .args = {5},
+                        .scalar = backend::ScalarArg::of(-1.0),
+                        .has_lo = true});                                    // r7
+    p.instrs.push_back({.kind = fusion::OpKind::Where, .args = {7, 6, 1}});  // r8
+    p.outputs = {8};
+    std::vector<std::size_t> slots;
+    const auto values = cg::scalars(p, DType::F32, d, &slots);
+    ASSERT_EQ(slots, (std::vector<std::size_t>{0, 1, 2, 3, 4, 4, 6}));
+    EXPECT_EQ(values[0], 3.0);
+    EXPECT_EQ(values[1], 4.0) << "the exact reciprocal of 0.25";
+    EXPECT_EQ(values[5], std::numeric_limits<double>::infinity()) << "no upper bound";
+    const auto expr = [&](std::size_t k) {
+        return cg::expression(p, k, DType::F32, d, slots[k], "float");
+    };
+    EXPECT_EQ(expr(0), "r0/s0");
+    EXPECT_EQ(expr(1), "r2*s1");
+    EXPECT_EQ(expr(2), "sqrt(r3)");
+    EXPECT_EQ(expr(3), "pow(r4,s3)");
+    EXPECT_EQ(expr(4), "(r5 >= r1)");
+    EXPECT_EQ(expr(5), "clamp(r5,s4,s5)");
+    EXPECT_EQ(expr(6), "r6?r1:r7");
+    // The key follows the structure and the special cases, not the values.
+    auto q = p;
+    q.instrs[0].scalar = backend::ScalarArg::of(7.0);
+    EXPECT_EQ(cg::structure_key(p, DType::F32, d), cg::structure_key(q, DType::F32, d));
+    q.instrs[0].scalar = backend::ScalarArg::of(8.0);  // now a power of two
+    EXPECT_NE(cg::structure_key(p, DType::F32, d), cg::structure_key(q, DType::F32, d));
+    EXPECT_EQ(cg::exact_reciprocal(0.1, DType::F32), 0.0);
+    EXPECT_EQ(cg::exact_reciprocal(std::ldexp(1.0, -140), DType::F32), 0.0) << "2^140 overflows";
+    EXPECT_EQ(cg::exact_reciprocal(std::ldexp(1.0, -140), DType::F64), std::ldexp(1.0, 140));
+    // Programs mixing float dtypes are refused, naming the caller.
+    q.inputs[1] = DType::F64;
+    EXPECT_THROW(
+        {
+            try {
+                (void)cg::float_dtype(q, "Test fused program");
+            } catch (const Error& e) {
+                EXPECT_NE(std::string(e.what()).find("Test fused program"), std::string::npos);
+                throw;
+            }
+        },
+        Error);
+}
+#endif

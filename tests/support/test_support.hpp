@@ -32,8 +32,15 @@ namespace burn::testing {
 /// with BURN_TEST_VULKAN; burn_tensor_tests_cuda, with BURN_TEST_CUDA), so that the CPU suite
 /// does not depend on a GPU driver; so is the instance on Fusion<Cpu<float>>
 /// (burn_tensor_tests_fusion, BURN_TEST_FUSION).
-#if defined(BURN_TEST_VULKAN)
+#if defined(BURN_TEST_VULKAN) && defined(BURN_TEST_FUSION)
+// Fusion<Vulkan<>> (burn_tensor_tests_vulkan_fusion).
+using Backends = ::testing::Types<Fusion<Vulkan<>>>;
+#elif defined(BURN_TEST_VULKAN)
 using Backends = ::testing::Types<Vulkan<>, Autodiff<Vulkan<>>>;
+#elif defined(BURN_TEST_CUDA) && defined(BURN_TEST_FUSION)
+// Fusion<Cuda<>> (burn_tensor_tests_cuda_fusion; Autodiff over it in the autodiff and nn
+// instances).
+using Backends = ::testing::Types<Fusion<Cuda<>>>;
 #elif defined(BURN_TEST_CUDA)
 using Backends = ::testing::Types<Cuda<>, Autodiff<Cuda<>>>;
 #elif defined(BURN_TEST_FUSION)
@@ -53,8 +60,12 @@ using Backends = ::testing::Types<Cpu<float>, Cpu<double>, Autodiff<Cpu<float>>>
 /// burn_nn_<x>_vulkan, burn_autodiff_tests_vulkan, built with BURN_TEST_VULKAN), or Cuda<> in
 /// their CUDA instances (burn_nn_tests_cuda, burn_autodiff_tests_cuda, BURN_TEST_CUDA). Tests about
 /// the CPU backend itself (f64 finite differences, its memory pool, its threads) keep Cpu<...>.
-#if defined(BURN_TEST_VULKAN)
+#if defined(BURN_TEST_VULKAN) && defined(BURN_TEST_FUSION)
+using TestFloatBackend = Fusion<Vulkan<>>;
+#elif defined(BURN_TEST_VULKAN)
 using TestFloatBackend = Vulkan<>;
+#elif defined(BURN_TEST_CUDA) && defined(BURN_TEST_FUSION)
+using TestFloatBackend = Fusion<Cuda<>>;
 #elif defined(BURN_TEST_CUDA)
 using TestFloatBackend = Cuda<>;
 #elif defined(BURN_TEST_FUSION)

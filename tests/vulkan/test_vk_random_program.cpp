@@ -905,7 +905,9 @@ std::vector<std::uint64_t> seeds(std::uint64_t first, std::size_t count) {
 
 }  // namespace
 
-#ifdef BURN_GPU_TEST_CUDA
+#if defined(BURN_GPU_TEST_CUDA) && defined(BURN_GPU_TEST_FUSION)
+#define BURN_RANDOM_PROGRAM_SUITE CudaFusionRandomProgram
+#elif defined(BURN_GPU_TEST_CUDA)
 #define BURN_RANDOM_PROGRAM_SUITE CudaRandomProgram
 #elif defined(BURN_GPU_TEST_FUSION)
 #define BURN_RANDOM_PROGRAM_SUITE FusionRandomProgram

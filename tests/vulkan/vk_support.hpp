@@ -3,7 +3,8 @@
 // reference), and views of several layouts, so that every op is checked on strided inputs.
 // Built with BURN_GPU_TEST_CUDA, the GPU backend under test (VB) is Cuda<> instead (the CUDA
 // instance of the cross-backend random programs, burn_cuda_random_program); with
-// BURN_GPU_TEST_FUSION it is Fusion<Cpu<float, int32>> (burn_fusion_random_program).
+// BURN_GPU_TEST_FUSION it is Fusion<Cpu<float, int32>> (burn_fusion_random_program), and with both
+// Fusion<Cuda<>> (burn_cuda_fusion_random_program).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,9 +12,11 @@
 #include <burn/backend/cpu.hpp>
 #ifdef BURN_GPU_TEST_CUDA
 #include <burn/backend/cuda.hpp>
-#elif defined(BURN_GPU_TEST_FUSION)
+#endif
+#ifdef BURN_GPU_TEST_FUSION
 #include <burn/fusion/fusion.hpp>
-#else
+#endif
+#if !defined(BURN_GPU_TEST_CUDA) && !defined(BURN_GPU_TEST_FUSION)
 #include <burn/backend/vulkan.hpp>
 #endif
 #include <burn/burn.hpp>
@@ -28,7 +31,11 @@
 
 namespace burn::vktest {
 
-#ifdef BURN_GPU_TEST_CUDA
+#if defined(BURN_GPU_TEST_CUDA) && defined(BURN_GPU_TEST_FUSION)
+using VB = Fusion<Cuda<>>;
+inline constexpr const char* kGpuName = "cuda-fusion";
+inline constexpr const char* kGpuSuiteName = "CudaFusion";
+#elif defined(BURN_GPU_TEST_CUDA)
 using VB = Cuda<>;
 /// The GPU backend's name in messages, and the test executable's.
 inline constexpr const char* kGpuName = "cuda";
@@ -73,7 +80,7 @@ T view_slice(T t, std::span<const SliceRange> ranges) {
 
 /// Skips the test when there is no device of the GPU backend under test (CI without lavapipe, or
 /// without a CUDA GPU), with the reason.
-#if defined(BURN_GPU_TEST_FUSION)
+#if defined(BURN_GPU_TEST_FUSION) && !defined(BURN_GPU_TEST_CUDA)
 #define BURN_REQUIRE_VULKAN() \
     do {                      \
     } while (0)

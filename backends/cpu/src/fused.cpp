@@ -8,6 +8,7 @@
 // so a chain of n ops costs one pass over memory instead of n; tiles are split over the kernels'
 // threads. Results are those of the kernels run one by one (same functors, same special cases).
 #include <array>
+#include <burn/fusion/codegen.hpp>
 #include <burn/fusion/program.hpp>
 #include <cstring>
 #include <vector>
@@ -300,20 +301,8 @@ struct Runner {
 
 std::vector<CpuTensor> Kernels::fused_elementwise(const fusion::Program& p,
                                                   std::span<const CpuTensor> inputs) {
-    // The float dtype of the program (every float register has it).
-    DType fdt = DType::Bool;
-    for (DType d : p.inputs)
-        if (d != DType::Bool) fdt = d;
-    for (const Instr& i : p.instrs)
-        if (i.dtype != DType::Bool) fdt = i.dtype;
-    const auto check = [&](DType d) {
-        if (d != DType::Bool && d != fdt)
-            detail::fail("fusion: a fused program mixes the float dtypes ", dtype_name(fdt),
-                         " and ", dtype_name(d));
-    };
-    for (DType d : p.inputs) check(d);
-    for (const Instr& i : p.instrs) check(i.dtype);
-    if (fdt == DType::Bool) fdt = DType::F32;  // no float register: none is read as one
+    // The float dtype of the program (every float register has it; f32 when there is none).
+    const DType fdt = fusion::codegen::float_dtype(p, "fusion");
 
     std::vector<CpuTensor> outs;
     outs.reserve(p.outputs.size());

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// NVRTC: compiles the embedded programs of kernels/cuda to cubins for one architecture, with a
-// disk cache keyed by the sources, the options and NVRTC's version.
+// NVRTC: compiles the embedded programs of kernels/cuda, and the programs Fusion<Cuda> generates,
+// to cubins for one architecture, with a disk cache keyed by the sources, the options and NVRTC's
+// version.
 #include <nvrtc.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -111,11 +113,24 @@ void write_file(const std::filesystem::path& p, const std::vector<char>& data) {
 
 void check_nvrtc(nvrtcResult r, const char* what, std::string_view program) {
     if (r != NVRTC_SUCCESS)
-        ::burn::detail::fail("Cuda: NVRTC ", what, " for kernels/cuda/", program,
+        ::burn::detail::fail("Cuda: NVRTC ", what, " for ", program,
                              ".cu failed: ", nvrtcGetErrorString(r));
 }
 
+std::atomic<std::size_t> compiled_count{0};
+std::atomic<std::size_t> disk_hit_count{0};
+
 }  // namespace
+
+std::atomic<std::size_t> generated_kernel_count{0};
+
+CudaKernelStats kernel_stats() {
+    CudaKernelStats s;
+    s.compiled = compiled_count.load();
+    s.disk_cache_hits = disk_hit_count.load();
+    s.generated_kernels = generated_kernel_count.load();
+    return s;
+}
 
 std::vector<std::string> program_names() {
     std::vector<std::string> out;
@@ -130,7 +145,12 @@ std::vector<char> compile_program(std::string_view program, std::string_view arc
     const std::string file = std::string(program) + ".cu";
     const KernelSource* src = find_source(file);
     if (!src) ::burn::detail::fail("Cuda: no kernel program kernels/cuda/", file);
+    return compile_source(program, src->text, arch);
+}
 
+std::vector<char> compile_source(std::string_view program, const char* text,
+                                 std::string_view arch) {
+    const std::string file = std::string(program) + ".cu";
     std::vector<const char*> header_names, header_texts;
     for (const auto& s : sources())
         if (ends_with(s.name, ".cuh")) {
@@ -147,7 +167,7 @@ std::vector<char> compile_program(std::string_view program, std::string_view arc
     int major = 0, minor = 0;
     nvrtcVersion(&major, &minor);
     std::uint64_t h = 1469598103934665603ull;
-    h = fnv1a(h, src->text);
+    h = fnv1a(h, text);
     for (const char* t : header_texts) h = fnv1a(h, t);
     for (const char* o : options) h = fnv1a(h, o);
     h = fnv1a(h, std::to_string(major) + "." + std::to_string(minor));
@@ -159,14 +179,16 @@ std::vector<char> compile_program(std::string_view program, std::string_view arc
                                              hex + (ptx ? ".ptx" : ".cubin"));
     if (!cached.empty()) {
         auto data = read_file(cached);
-        if (!data.empty()) return data;
+        if (!data.empty()) {
+            ++disk_hit_count;
+            return data;
+        }
     }
 
     nvrtcProgram prog = nullptr;
-    check_nvrtc(
-        nvrtcCreateProgram(&prog, src->text, file.c_str(), static_cast<int>(header_names.size()),
-                           header_texts.data(), header_names.data()),
-        "program creation", program);
+    check_nvrtc(nvrtcCreateProgram(&prog, text, file.c_str(), static_cast<int>(header_names.size()),
+                                   header_texts.data(), header_names.data()),
+                "program creation", program);
     struct Destroy {
         nvrtcProgram* p;
         ~Destroy() { nvrtcDestroyProgram(p); }
@@ -178,8 +200,8 @@ std::vector<char> compile_program(std::string_view program, std::string_view arc
         nvrtcGetProgramLogSize(prog, &log_size);
         std::string log(log_size, '\0');
         if (log_size) nvrtcGetProgramLog(prog, log.data());
-        ::burn::detail::fail("Cuda: NVRTC could not compile kernels/cuda/", file, " for ", arch,
-                             ": ", nvrtcGetErrorString(r), "\n", log);
+        ::burn::detail::fail("Cuda: NVRTC could not compile ", file, " for ", arch, ": ",
+                             nvrtcGetErrorString(r), "\n", log);
     }
     std::size_t size = 0;
     check_nvrtc(ptx ? nvrtcGetPTXSize(prog, &size) : nvrtcGetCUBINSize(prog, &size),
@@ -187,6 +209,7 @@ std::vector<char> compile_program(std::string_view program, std::string_view arc
     std::vector<char> cubin(size);
     check_nvrtc(ptx ? nvrtcGetPTX(prog, cubin.data()) : nvrtcGetCUBIN(prog, cubin.data()),
                 ptx ? "ptx" : "cubin", program);
+    ++compiled_count;
     if (!cached.empty()) write_file(cached, cubin);
     return cubin;
 }

@@ -2,6 +2,7 @@
 #include "ops_common.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace burn::cuda {
 
@@ -73,6 +74,39 @@ Meta meta_broadcast(const backend::StridedLayout& t, const Shape& as) {
         m.strides[d] = strides[d];
     }
     return m;
+}
+
+void collapse_metas(const Shape& shape, std::span<const backend::StridedLayout* const> views,
+                    Meta* m) {
+    const std::size_t k_views = views.size();
+    std::vector<backend::Strides> strides(k_views);
+    for (std::size_t k = 0; k < k_views; ++k) {
+        strides[k] = backend::view::broadcast_strides(*views[k], shape);
+        m[k] = Meta{};
+    }
+    std::int32_t r = 0;
+    for (std::size_t d = 0; d < shape.rank(); ++d) {
+        const auto size = static_cast<std::int64_t>(shape[d]);
+        if (size == 1) continue;
+        bool merge = r > 0;
+        for (std::size_t k = 0; k < k_views && merge; ++k)
+            merge = m[k].strides[r - 1] == strides[k][d] * size;
+        for (std::size_t k = 0; k < k_views; ++k) {
+            if (merge) {
+                m[k].shape[r - 1] *= size;
+                m[k].strides[r - 1] = strides[k][d];
+            } else {
+                m[k].shape[r] = size;
+                m[k].strides[r] = strides[k][d];
+            }
+        }
+        if (!merge) ++r;
+    }
+    if (r == 0) {  // a single element
+        for (std::size_t k = 0; k < k_views; ++k) m[k].shape[0] = 1, m[k].strides[0] = 0;
+        r = 1;
+    }
+    for (std::size_t k = 0; k < k_views; ++k) m[k].rank = r;
 }
 
 void* first(const CudaTensor& t) {

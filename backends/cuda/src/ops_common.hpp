@@ -18,9 +18,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "burn/backend/shapes.hpp"
+#include "burn/fusion/program.hpp"
 #include "runtime.hpp"
 
 namespace burn::cuda {
@@ -52,6 +54,13 @@ static_assert(sizeof(Meta) == 136);
 Meta meta(const backend::StridedLayout& t);
 Meta meta_broadcast(const backend::StridedLayout& t, const Shape& as);
 
+/// The Metas of the views seen as `shape` (each broadcast to it), written to out[0..views.size()),
+/// with the dims of size 1 dropped and every pair of adjacent dims that is contiguous in all the
+/// views merged into one (rank >= 1): the same collapsed shape for all, so that a kernel walks
+/// them with one index.
+void collapse_metas(const Shape& shape, std::span<const backend::StridedLayout* const> views,
+                    Meta* out);
+
 /// The device address of the view's first element (buffer start + offset * element size).
 void* first(const CudaTensor& t);
 /// Dense, row-major (a plain pointer walks it).
@@ -79,6 +88,11 @@ struct PlanKeyHash {
         return static_cast<std::size_t>(h);
     }
 };
+
+/// The CUDA C++ that Fusion<Cuda> generates for `p` (ops_fused.cpp) when its inputs are read as
+/// `access` says, one code per input: 'd' a dense array, 's' one value, 'g' through a Meta. For
+/// the NVRTC check of the generated code (tools/nvrtc_check.cpp).
+std::string fused_program_source(const fusion::Program& p, std::string_view access);
 
 /// Launches `kernel` of `program` with the arguments `args...` (each passed by address, as CUDA
 /// wants): `launch(ctx, "elementwise", "unary_f32", grid, block, 0, n, ptr, meta)`.

@@ -41,38 +41,12 @@ constexpr const char* kActivationProgram = "activation";
 // Operands
 // ------------------------------------------------------------------------------------------------
 
-/// The Metas of K views seen as `shape` (each broadcast to it), with the dims of size 1 dropped
-/// and every pair of adjacent dims that is contiguous in all K views merged into one (rank >= 1).
+/// The Metas of K views seen as `shape` (collapse_metas, ops_common.hpp).
 template <std::size_t K>
 std::array<Meta, K> metas(const Shape& shape,
                           const std::array<const backend::StridedLayout*, K>& views) {
-    std::array<backend::Strides, K> strides;
-    for (std::size_t k = 0; k < K; ++k)
-        strides[k] = backend::view::broadcast_strides(*views[k], shape);
-    std::array<Meta, K> m{};
-    std::int32_t r = 0;
-    for (std::size_t d = 0; d < shape.rank(); ++d) {
-        const auto size = static_cast<std::int64_t>(shape[d]);
-        if (size == 1) continue;
-        bool merge = r > 0;
-        for (std::size_t k = 0; k < K && merge; ++k)
-            merge = m[k].strides[r - 1] == strides[k][d] * size;
-        for (std::size_t k = 0; k < K; ++k) {
-            if (merge) {
-                m[k].shape[r - 1] *= size;
-                m[k].strides[r - 1] = strides[k][d];
-            } else {
-                m[k].shape[r] = size;
-                m[k].strides[r] = strides[k][d];
-            }
-        }
-        if (!merge) ++r;
-    }
-    if (r == 0) {  // a single element
-        for (auto& mk : m) mk.shape[0] = 1, mk.strides[0] = 0;
-        r = 1;
-    }
-    for (auto& mk : m) mk.rank = r;
+    std::array<Meta, K> m;
+    collapse_metas(shape, views, m.data());
     return m;
 }
 

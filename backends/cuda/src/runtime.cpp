@@ -22,85 +22,7 @@ void check(cudaError_t status, const char* what) {
                          cudaGetErrorName(status), ")");
 }
 
-// ---- allocator ----
-
-std::size_t Allocator::size_class(std::size_t bytes) {
-    if (bytes <= 4096) return std::max<std::size_t>(512, (bytes + 511) / 512 * 512);
-    // Four classes per power of two: 2^k, 1.25 * 2^k, 1.5 * 2^k, 1.75 * 2^k.
-    const std::size_t top = std::bit_floor(bytes);
-    const std::size_t step = top / 4;
-    return (bytes + step - 1) / step * step;
-}
-
-void* Allocator::allocate(std::size_t bytes, std::size_t* cls) {
-    const std::size_t c = size_class(bytes);
-    *cls = c;
-    {
-        std::lock_guard lock(mutex_);
-        auto it = free_.find(c);
-        if (it != free_.end() && !it->second.empty()) {
-            void* p = it->second.back();
-            it->second.pop_back();
-            stats_.allocated += c;
-            stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
-            return p;
-        }
-    }
-    void* p = nullptr;
-    cudaError_t st = cudaMalloc(&p, c);
-    if (st == cudaErrorMemoryAllocation) {
-        // Give the cached blocks back and try once more.
-        (void)cudaGetLastError();
-        check(cudaDeviceSynchronize(), "alloc (synchronising before freeing the cache)");
-        empty_cache();
-        st = cudaMalloc(&p, c);
-    }
-    if (st != cudaSuccess) {
-        (void)cudaGetLastError();
-        const auto s = stats();
-        ::burn::detail::fail("Cuda alloc: out of device memory allocating ", c, " bytes on ",
-                             CudaDevice{device_}, " (", s.allocated, " bytes in use, ", s.reserved,
-                             " reserved): ", cudaGetErrorString(st));
-    }
-    std::lock_guard lock(mutex_);
-    stats_.allocated += c;
-    stats_.reserved += c;
-    ++stats_.device_allocations;
-    stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
-    stats_.peak_reserved = std::max(stats_.peak_reserved, stats_.reserved);
-    return p;
-}
-
-void Allocator::release(void* ptr, std::size_t cls) noexcept {
-    std::lock_guard lock(mutex_);
-    free_[cls].push_back(ptr);
-    stats_.allocated -= cls;
-}
-
-void Allocator::empty_cache() {
-    std::lock_guard lock(mutex_);
-    for (auto& [cls, blocks] : free_) {
-        for (void* p : blocks) {
-            (void)cudaFree(p);
-            stats_.reserved -= cls;
-            ++stats_.device_frees;
-        }
-        blocks.clear();
-    }
-}
-
-CudaMemoryStats Allocator::stats() const {
-    std::lock_guard lock(mutex_);
-    return stats_;
-}
-
-void Allocator::reset_peaks() {
-    std::lock_guard lock(mutex_);
-    stats_.peak_allocated = stats_.allocated;
-    stats_.peak_reserved = stats_.reserved;
-}
-
-Allocator::~Allocator() = default;  // contexts live until the process ends (see context())
+// ---- buffers (the allocator: allocator.cpp) ----
 
 Buffer::~Buffer() { context(CudaDevice{device_}).allocator().release(ptr_, bytes_); }
 
@@ -206,6 +128,25 @@ Kernel Context::kernel(std::string_view program, std::string_view name) {
     it->second.handle = reinterpret_cast<const void*>(k);
     it->second.name = it->first.c_str() + program.size() + 1;
     return it->second;
+}
+
+Kernel Context::generated_kernel(const std::string& key, std::string_view program, const char* name,
+                                 const std::function<std::string()>& source) {
+    std::lock_guard lock(mutex_);
+    if (auto it = generated_.find(key); it != generated_.end()) return it->second;
+    activate();
+    const std::string text = source();
+    const auto code = compile_source(program, text.c_str(), arch());
+    cudaLibrary_t l = nullptr;
+    check(cudaLibraryLoadData(&l, code.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+          "loading a generated program");
+    cudaKernel_t k = nullptr;
+    check(cudaLibraryGetKernel(&k, l, name), "finding the kernel of a generated program");
+    // The library stays loaded for the process, as those of kernels/cuda.
+    const Kernel kernel{reinterpret_cast<const void*>(k), name};
+    generated_.emplace(key, kernel);
+    ++generated_kernel_count;
+    return kernel;
 }
 
 void Context::launch(const Kernel& kernel, dim3 grid, dim3 block, void** args,
@@ -416,6 +357,8 @@ void cuda_sync(const CudaDevice& device) { cuda::context(device).sync(); }
 CudaMemoryStats cuda_memory_stats(const CudaDevice& device) {
     return cuda::context(device).allocator().stats();
 }
+
+CudaKernelStats cuda_kernel_stats() { return cuda::kernel_stats(); }
 
 void cuda_reset_peak_memory_stats(const CudaDevice& device) {
     cuda::context(device).allocator().reset_peaks();

@@ -12,12 +12,16 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,27 +54,91 @@ private:
     std::size_t device_;
 };
 
-/// The caching allocator of one device. Sizes are rounded up to a size class (512-byte steps up
-/// to 4 KiB, then four classes per power of two: at most 25% above the request); freed blocks are
-/// kept per class and handed out again. The device has one stream, so a block freed by the host
-/// while kernels that use it are queued can be reused by later work on that stream at once.
+/// The bookkeeping of the caching allocator, without CUDA (host-tested): memory comes in
+/// segments from `grow` (cudaMalloc), is split into blocks, and blocks go back to the pool when
+/// released, merged with free neighbours of the same segment. Requests are rounded up to 512
+/// bytes. Two pools, as PyTorch's allocator: requests up to 1 MiB are carved out of 2 MiB
+/// segments (kept apart, so that small blocks do not fragment the large segments); larger ones
+/// take the smallest free block that fits (best fit), split when more than 1 MiB would be left
+/// over, or a new segment (20 MiB for requests up to 10 MiB, else the request rounded up to
+/// 2 MiB). The device has one stream per context, so a released block can serve the next request
+/// at once: work queued later on the stream runs after the work that used it.
+class BlockPool {
+public:
+    /// A new segment of `bytes`, or nullptr when the device has no memory left.
+    using Grow = std::function<void*(std::size_t bytes)>;
+    using Shrink = std::function<void(void* segment)>;
+
+    static constexpr std::size_t kRound = 512;                   ///< block sizes: multiples
+    static constexpr std::size_t kSmall = std::size_t(1) << 20;  ///< the small pool's largest
+    static constexpr std::size_t kSmallSegment = std::size_t(2) << 20;
+    static constexpr std::size_t kMidSegment = std::size_t(20) << 20;
+    static constexpr std::size_t kMidLimit = std::size_t(10) << 20;
+
+    BlockPool(Grow grow, Shrink shrink) : grow_(std::move(grow)), shrink_(std::move(shrink)) {}
+    ~BlockPool();
+    BlockPool(const BlockPool&) = delete;
+    BlockPool& operator=(const BlockPool&) = delete;
+
+    /// A block of at least `bytes` (its size in *block_bytes), or nullptr when `grow` failed.
+    void* allocate(std::size_t bytes, std::size_t* block_bytes);
+    /// Gives a block back (merged with its free neighbours).
+    void release(void* ptr) noexcept;
+    /// Gives every segment with no block in use back through `shrink`; returns the bytes.
+    std::size_t release_cached();
+
+    std::size_t allocated() const { return allocated_; }  ///< bytes of blocks in use
+    std::size_t reserved() const { return reserved_; }    ///< bytes of segments
+    std::size_t segments() const { return segments_; }
+    /// The size a request is rounded to.
+    static std::size_t round(std::size_t bytes) {
+        return std::max(kRound, (bytes + kRound - 1) / kRound * kRound);
+    }
+
+private:
+    struct Block {
+        char* ptr = nullptr;
+        std::size_t size = 0;
+        bool free = true;
+        bool small = false;     ///< in the small pool
+        Block* prev = nullptr;  ///< neighbours in the segment (address order)
+        Block* next = nullptr;
+    };
+    struct BySize {
+        bool operator()(const Block* a, const Block* b) const {
+            return a->size != b->size ? a->size < b->size : a->ptr < b->ptr;
+        }
+    };
+    std::set<Block*, BySize>& pool(bool small) { return small ? free_small_ : free_large_; }
+
+    Grow grow_;
+    Shrink shrink_;
+    std::set<Block*, BySize> free_small_, free_large_;
+    std::unordered_map<void*, Block*> used_;
+    std::size_t allocated_ = 0, reserved_ = 0, segments_ = 0;
+};
+
+/// The caching allocator of one device: a BlockPool over cudaMalloc / cudaFree, with the
+/// statistics of cuda_memory_stats. When cudaMalloc fails, it waits for the device, frees the
+/// cached segments and tries once more.
 class Allocator {
 public:
-    explicit Allocator(std::size_t device) : device_(device) {}
+    explicit Allocator(std::size_t device);
     ~Allocator();
-    void* allocate(std::size_t bytes, std::size_t* size_class);
-    void release(void* ptr, std::size_t size_class) noexcept;
-    /// cudaFree every cached block (the caller synchronised the device).
+    /// A block of at least `bytes` (its size in *block_bytes); throws burn::Error when the
+    /// device is out of memory.
+    void* allocate(std::size_t bytes, std::size_t* block_bytes);
+    void release(void* ptr, std::size_t block_bytes) noexcept;
+    /// cudaFree every segment with no block in use (the caller synchronised the device).
     void empty_cache();
     CudaMemoryStats stats() const;
     void reset_peaks();
-    static std::size_t size_class(std::size_t bytes);
 
 private:
     std::size_t device_;
     mutable std::mutex mutex_;
-    std::unordered_map<std::size_t, std::vector<void*>> free_;
     CudaMemoryStats stats_;
+    BlockPool pool_;
 };
 
 /// A kernel from an NVRTC program, ready to launch.
@@ -107,6 +175,13 @@ public:
 
     /// The kernel `name` of program `program` (kernels/cuda/<program>.cu), compiled on first use.
     Kernel kernel(std::string_view program, std::string_view name);
+
+    /// The kernel `name` of a program generated at run time (Fusion<Cuda>'s fused programs),
+    /// found by `key`: on the first use of the key, `source()` gives the program's text, which is
+    /// compiled (compile_source: NVRTC, or the disk cache) and loaded. The key must determine the
+    /// text.
+    Kernel generated_kernel(const std::string& key, std::string_view program, const char* name,
+                            const std::function<std::string()>& source);
 
     /// Queues `kernel` on the stream with the given arguments (pointers to each argument value).
     void launch(const Kernel& kernel, dim3 grid, dim3 block, void** args,
@@ -158,6 +233,7 @@ private:
     std::vector<std::string> error_ops_;
     std::map<std::string, Kernel, std::less<>> kernels_;
     std::map<std::string, cudaLibrary_t, std::less<>> libraries_;
+    std::unordered_map<std::string, Kernel> generated_;
     void* pinned_ = nullptr;
     std::size_t pinned_bytes_ = 0;
 
@@ -198,6 +274,15 @@ std::span<const KernelSource> kernel_sources();
 /// cache or NVRTC. Throws burn::Error with NVRTC's log when
 /// the program does not compile. Needs no GPU.
 std::vector<char> compile_program(std::string_view program, std::string_view arch);
+
+/// As compile_program, for the program text `text` named `program` (a program generated at run
+/// time, which may include the headers of kernels/cuda). NVRTC's errors name `program`.cu.
+std::vector<char> compile_source(std::string_view program, const char* text, std::string_view arch);
+
+/// What cuda_kernel_stats() reports; generated_kernel_count is counted by
+/// Context::generated_kernel.
+CudaKernelStats kernel_stats();
+extern std::atomic<std::size_t> generated_kernel_count;
 
 /// The programs of kernels/cuda (every embedded `.cu`).
 std::vector<std::string> program_names();

@@ -158,14 +158,14 @@ const Pipeline& Context::pipeline(const PipelineDesc& desc) {
         ++pipeline_hits_;
         return *it->second;
     }
-    BURN_CHECK(desc.bindings <= kMaxBindings, "vulkan pipeline '", desc.shader, "': ",
-               desc.bindings, " bindings exceed the maximum of ", kMaxBindings);
+    BURN_CHECK(desc.bindings <= kMaxBindings, "vulkan pipeline '", desc.shader,
+               "': ", desc.bindings, " bindings exceed the maximum of ", kMaxBindings);
     BURN_CHECK(desc.push_bytes <= features().max_push_constant_bytes && desc.push_bytes % 4 == 0,
                "vulkan pipeline '", desc.shader, "': push constants of ", desc.push_bytes,
                " bytes (must be a multiple of 4, at most ", features().max_push_constant_bytes,
                ")");
-    std::span<const std::uint32_t> words = desc.spirv.empty() ? shaders::get(desc.shader)
-                                                              : desc.spirv;
+    std::span<const std::uint32_t> words =
+        desc.spirv.empty() ? shaders::get(desc.shader) : desc.spirv;
     VkDevice dev = device_->device;
     auto p = std::make_unique<Pipeline>();
     p->bindings = desc.bindings;
@@ -207,8 +207,7 @@ const Pipeline& Context::pipeline(const PipelineDesc& desc) {
     r = vkCreateShaderModule(dev, &mi, nullptr, &module);
     if (r == VK_SUCCESS) {
         std::vector<VkSpecializationMapEntry> entries(desc.spec.size());
-        for (std::uint32_t i = 0; i < entries.size(); ++i)
-            entries[i] = {i, i * 4u, 4u};
+        for (std::uint32_t i = 0; i < entries.size(); ++i) entries[i] = {i, i * 4u, 4u};
         VkSpecializationInfo si{};
         si.mapEntryCount = static_cast<std::uint32_t>(entries.size());
         si.pMapEntries = entries.data();
@@ -232,6 +231,8 @@ const Pipeline& Context::pipeline(const PipelineDesc& desc) {
                     "' failed: " + result_name(r));
     }
     ++pipelines_created_;
+    ++kernel_counters().pipelines;
+    if (!desc.spirv.empty()) ++kernel_counters().generated_pipelines;
     auto& ref = *p;
     pipelines_.emplace(std::move(key), std::move(p));
     return ref;
@@ -463,8 +464,8 @@ void Context::raise_errors_locked(const std::optional<Buffer>& staged) {
     Batch& b = current();
     barrier(b);
     vkCmdFillBuffer(b.cmd, errors_->handle(), errors_->offset(), kErrorWords * 4, 0u);
-    const std::string op = w[1] >= 1 && w[1] <= error_ops_.size() ? error_ops_[w[1] - 1]
-                                                                  : std::string("kernel");
+    const std::string op =
+        w[1] >= 1 && w[1] <= error_ops_.size() ? error_ops_[w[1] - 1] : std::string("kernel");
     const char* when = " (reported at the next read: GPU kernels run asynchronously)";
     switch (w[0]) {
         case kErrorIndexOutOfRange:
@@ -473,12 +474,10 @@ void Context::raise_errors_locked(const std::optional<Buffer>& staged) {
         case kErrorIndexOutsidePlane:
             detail::fail("Vulkan ", op, ": index ", static_cast<std::int32_t>(w[2]),
                          " is outside its plane of ", w[3], " elements", when);
-        case kErrorDivisionByZero:
-            detail::fail("Vulkan ", op, ": integer division by zero", when);
+        case kErrorDivisionByZero: detail::fail("Vulkan ", op, ": integer division by zero", when);
         case kErrorRemainderByZero:
             detail::fail("Vulkan ", op, ": integer remainder by zero", when);
-        default:
-            detail::fail("Vulkan ", op, ": device error ", w[0], when);
+        default: detail::fail("Vulkan ", op, ": device error ", w[0], when);
     }
 }
 
@@ -487,6 +486,11 @@ void Context::set_batch_limit(std::size_t n) {
     std::lock_guard lock(mutex_);
     submit_locked();
     batch_limit_ = n;
+}
+
+KernelCounters& kernel_counters() noexcept {
+    static KernelCounters counters;
+    return counters;
 }
 
 ContextStats Context::stats() const {

@@ -46,6 +46,13 @@ void vulkan_sync(const VulkanDevice& device) { vk::Context::get(device)->sync();
 
 void vk::Kernels::sync(const VulkanDevice& device) { vulkan_sync(device); }
 
+VulkanKernelStats vulkan_kernel_stats() {
+    const auto& c = vk::kernel_counters();
+    return {.pipelines = c.pipelines.load(),
+            .compiled_shaders = c.compiled_shaders.load(),
+            .generated_pipelines = c.generated_pipelines.load()};
+}
+
 }  // namespace burn
 
 namespace burn::vk {

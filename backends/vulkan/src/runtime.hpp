@@ -119,7 +119,7 @@ public:
 
     VkBuffer handle() const { return buffer_; }
     VkDeviceSize offset() const { return offset_; }
-    std::size_t size() const { return size_; }        ///< bytes asked for
+    std::size_t size() const { return size_; }          ///< bytes asked for
     std::size_t capacity() const { return capacity_; }  ///< bytes reserved (its size class)
     bool empty() const { return size_ == 0; }
     /// Host pointer of a staging (host-visible) buffer; nullptr for device buffers.
@@ -199,7 +199,7 @@ private:
 /// each: pass floats with std::bit_cast). Storage buffers are bound at set 0, bindings
 /// 0..bindings-1 in dispatch order; push constants are one range of push_bytes at offset 0.
 struct PipelineDesc {
-    std::string shader;                  ///< name in the embedded table (kernels/vulkan/<name>.comp)
+    std::string shader;  ///< name in the embedded table (kernels/vulkan/<name>.comp)
     std::vector<std::uint32_t> spec{};
     std::uint32_t bindings = 0;
     std::uint32_t push_bytes = 0;
@@ -220,6 +220,23 @@ struct Pipeline {
 /// the compiler's messages.
 std::vector<std::uint32_t> compile_glsl(std::string_view source, std::string_view name);
 
+/// The text of a GLSL file of kernels/vulkan embedded in the library (glsl_sources.cpp, generated
+/// by cmake/BurnEmbedSources.cmake): the functions that the shaders generated at run time paste
+/// in (backends/vulkan/CMakeLists.txt lists the files).
+struct KernelSource {
+    const char* name;  ///< "elementwise_math.glsl"
+    const char* text;
+};
+std::span<const KernelSource> kernel_sources();
+
+/// The process-wide counters behind burn::vulkan_kernel_stats() (every device).
+struct KernelCounters {
+    std::atomic<std::size_t> pipelines{0};            ///< Context::pipeline creations
+    std::atomic<std::size_t> compiled_shaders{0};     ///< compile_glsl successes
+    std::atomic<std::size_t> generated_pipelines{0};  ///< creations from run-time SPIR-V
+};
+KernelCounters& kernel_counters() noexcept;
+
 // ------------------------------------------------------------------------------------ context
 using Groups = std::array<std::uint32_t, 3>;
 /// Workgroup counts covering n invocations of workgroup size wg in x: {x, y, 1} with x within the
@@ -230,9 +247,9 @@ using Groups = std::array<std::uint32_t, 3>;
 Groups grid_1d(std::uint64_t n, std::uint32_t wg, const VulkanFeatures& f);
 
 struct ContextStats {
-    std::size_t dispatches = 0;        ///< recorded so far
-    std::size_t submits = 0;           ///< vkQueueSubmit calls
-    std::size_t waits = 0;             ///< times the host waited for the device
+    std::size_t dispatches = 0;  ///< recorded so far
+    std::size_t submits = 0;     ///< vkQueueSubmit calls
+    std::size_t waits = 0;       ///< times the host waited for the device
     std::size_t pipelines_created = 0;
     std::size_t pipeline_cache_hits = 0;
 };
@@ -287,12 +304,11 @@ public:
         dispatch(p, std::span<const Buffer* const>(buffers.begin(), buffers.size()), push, groups);
     }
     template <class P>
-        requires std::is_trivially_copyable_v<P>
+    requires std::is_trivially_copyable_v<P>
     void dispatch(const Pipeline& p, std::initializer_list<const Buffer*> buffers, const P& push,
                   Groups groups) {
         const std::span<const std::byte> bytes = std::as_bytes(std::span<const P, 1>(&push, 1));
-        dispatch(p, std::span<const Buffer* const>(buffers.begin(), buffers.size()), bytes,
-                 groups);
+        dispatch(p, std::span<const Buffer* const>(buffers.begin(), buffers.size()), bytes, groups);
     }
     // ---- device errors (recoverable device-side asserts)
     /// Shaders that detect an error the CPU backend would throw (an index out of range, an
@@ -327,6 +343,10 @@ public:
     /// Drops the recorded, unsubmitted work (its results can no longer be read) and waits for
     /// what was submitted. For teardown: at exit and in the destructor.
     void abandon_pending() noexcept;
+    /// The most storage buffers one pipeline binds (every dispatch's descriptor pool is sized
+    /// for that many).
+    static constexpr std::uint32_t kMaxBindings = 16;
+
     std::size_t batch_limit() const {
         std::lock_guard lock(mutex_);
         return batch_limit_;
@@ -346,9 +366,9 @@ private:
         std::size_t capacity = 0;  // dispatches its descriptor pool was sized for
         bool first_runs = false;   // runs a pipeline for the first time (see jit_on_first_run_)
     };
-    Batch& current();           // the recording batch (begun); under mutex_
-    void barrier(Batch& b);     // full compute/transfer barrier before the next command
-    void submit_locked();       // submit the recording batch, if any
+    Batch& current();        // the recording batch (begun); under mutex_
+    void barrier(Batch& b);  // full compute/transfer barrier before the next command
+    void submit_locked();    // submit the recording batch, if any
     void wait_locked(std::size_t keep_in_flight);  // wait until at most that many in flight
     void recycle(Batch& b);
     Batch make_batch();
@@ -363,7 +383,6 @@ private:
     std::shared_ptr<MemoryPool> pool_, staging_;
     VkCommandPool command_pool_ = VK_NULL_HANDLE;
     std::size_t batch_limit_ = 128;
-    static constexpr std::uint32_t kMaxBindings = 16;
     static constexpr std::size_t kMaxInFlight = 3;
 
     mutable std::mutex mutex_;  // recording, batches, stats_

@@ -13,8 +13,7 @@ std::vector<std::uint32_t> compile_glsl(std::string_view source, std::string_vie
     using Compiler = std::unique_ptr<shaderc_compiler, decltype(&shaderc_compiler_release)>;
     using Options =
         std::unique_ptr<shaderc_compile_options, decltype(&shaderc_compile_options_release)>;
-    using Result =
-        std::unique_ptr<shaderc_compilation_result, decltype(&shaderc_result_release)>;
+    using Result = std::unique_ptr<shaderc_compilation_result, decltype(&shaderc_result_release)>;
     Compiler compiler(shaderc_compiler_initialize(), &shaderc_compiler_release);
     Options options(shaderc_compile_options_initialize(), &shaderc_compile_options_release);
     BURN_CHECK(compiler && options, "vulkan compile_glsl: shaderc could not be initialised");
@@ -23,13 +22,12 @@ std::vector<std::uint32_t> compile_glsl(std::string_view source, std::string_vie
     shaderc_compile_options_set_optimization_level(options.get(),
                                                    shaderc_optimization_level_performance);
     const std::string file(name.empty() ? std::string_view("generated.comp") : name);
-    Result result(shaderc_compile_into_spv(compiler.get(), source.data(), source.size(),
-                                           shaderc_compute_shader, file.c_str(), "main",
-                                           options.get()),
-                  &shaderc_result_release);
+    Result result(
+        shaderc_compile_into_spv(compiler.get(), source.data(), source.size(),
+                                 shaderc_compute_shader, file.c_str(), "main", options.get()),
+        &shaderc_result_release);
     BURN_CHECK(result, "vulkan compile_glsl: shaderc returned no result for '", file, "'");
-    if (shaderc_result_get_compilation_status(result.get()) !=
-        shaderc_compilation_status_success) {
+    if (shaderc_result_get_compilation_status(result.get()) != shaderc_compilation_status_success) {
         throw Error("vulkan compile_glsl: '" + file + "' does not compile:\n" +
                     shaderc_result_get_error_message(result.get()));
     }
@@ -37,6 +35,7 @@ std::vector<std::uint32_t> compile_glsl(std::string_view source, std::string_vie
     const std::size_t n = shaderc_result_get_length(result.get()) / sizeof(std::uint32_t);
     std::vector<std::uint32_t> words(n);
     std::memcpy(words.data(), bytes, n * sizeof(std::uint32_t));
+    ++kernel_counters().compiled_shaders;
     return words;
 }
 

@@ -5,7 +5,8 @@
 // or a view the program cannot express computes what it needs first. Computing a pending tensor
 // gathers the pending element-wise nodes of its shape that lead to it into one program
 // (<burn/fusion/program.hpp>) that the inner backend's fusion part runs in one pass
-// (cpu::Kernels::fused_elementwise: tile by tile through the SIMD kernels), writing only the
+// (cpu::Kernels::fused_elementwise: tile by tile through the SIMD kernels; cuda:: and vk::Kernels:
+// one kernel generated for the program and compiled at run time), writing only the
 // tensors still referenced elsewhere. Nodes whose tensors were dropped are never computed.
 //
 //   using B = burn::Fusion<burn::Cpu<float>>;      // Autodiff<Fusion<Cpu<float>>> trains with it
@@ -417,7 +418,7 @@ concept FusionBackend = requires {
 
 namespace burn {
 
-/// The kernel-fusion decorator over a backend of the kit (Cpu<F, I> today).
+/// The kernel-fusion decorator over a backend of the kit (Cpu<F, I>, Cuda<F, I>, Vulkan<>).
 template <fusion::FusionBackend B>
 struct Fusion : backend::KernelBackend<fusion::RecordingKernels<typename B::Kernels>,
                                        typename B::FloatElem, typename B::IntElem> {

@@ -64,6 +64,17 @@ void cuda_reset_peak_memory_stats(const CudaDevice& device);
 /// Waits for the device, then gives every cached free block back to the driver (cudaFree).
 void cuda_empty_cache(const CudaDevice& device);
 
+/// The kernel programs of this process (all devices): the embedded ones of kernels/cuda and those
+/// Fusion<Cuda> generates. A program is compiled by NVRTC once per process and architecture, or
+/// read from the disk cache ($BURN_CUDA_CACHE, else ~/.cache/burn-cpp/cuda) that a compilation
+/// fills.
+struct CudaKernelStats {
+    std::size_t compiled = 0;           ///< programs NVRTC compiled
+    std::size_t disk_cache_hits = 0;    ///< programs read from the disk cache instead
+    std::size_t generated_kernels = 0;  ///< generated programs loaded (Fusion<Cuda>'s fused ones)
+};
+CudaKernelStats cuda_kernel_stats();
+
 /// TF32 tensor cores for f32 matmuls (faster, 10-bit mantissa products). Off by default, as
 /// PyTorch's torch.backends.cuda.matmul.allow_tf32; applies to the matmuls queued afterwards.
 void set_cuda_allow_tf32(bool allow) noexcept;

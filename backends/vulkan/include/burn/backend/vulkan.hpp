@@ -79,6 +79,16 @@ const VulkanDeviceInfo& vulkan_device_info(const VulkanDevice& device);
 /// Submits the device's recorded work and waits for it to finish.
 void vulkan_sync(const VulkanDevice& device);
 
+/// The compute pipelines of this process (every device) and the shaders made at run time: each
+/// program of Fusion<Vulkan> is generated as GLSL and compiled by shaderc once per process for
+/// its structure (not its shape or scalar values), and its pipeline created once per device.
+struct VulkanKernelStats {
+    std::size_t pipelines = 0;            ///< compute pipelines created (every shader)
+    std::size_t compiled_shaders = 0;     ///< GLSL shaders compiled by shaderc at run time
+    std::size_t generated_pipelines = 0;  ///< pipelines of those shaders (one per device)
+};
+VulkanKernelStats vulkan_kernel_stats();
+
 /// The Vulkan backend. `F` is the float element (float), `I` the int element: std::int32_t (the
 /// default; every device) or std::int64_t (devices with shaderInt64). Bool tensors hold one
 /// 32-bit word per element on the device.

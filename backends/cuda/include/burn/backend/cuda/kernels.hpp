@@ -6,14 +6,18 @@
 // stream and returns (asynchronous); only into_data, quantized_into_data and sync wait.
 #pragma once
 
+#include <span>
+#include <vector>
+
 #include "burn/backend/cuda/tensor.hpp"
 #include "burn/backend/kernels.hpp"
+#include "burn/fusion/program.hpp"
 
 namespace burn::cuda {
 
 BURN_KERNEL_VOCABULARY
 
-/// The CUDA kernels (plus the optional one-pass Adam step).
+/// The CUDA kernels (plus the one-pass Adam step and the fusion part).
 struct Kernels {
     BURN_KERNEL_SET_MEMBERS(CudaTensor, CudaDevice)
     /// The kernels that run on f16 / bf16 tensors (backend::HalfKernels): storage, copies and
@@ -27,6 +31,11 @@ struct Kernels {
     static backend::AdamStepResult<CudaTensor> adam_step(CudaTensor param, CudaTensor grad,
                                                          CudaTensor* moment_1, CudaTensor* moment_2,
                                                          const backend::AdamHyper& h);
+    /// The fusion part (Fusion<Cuda<F>>, fusion::FusionKernelSet): runs a fused element-wise
+    /// program as one CUDA kernel generated for it and compiled by NVRTC on first use (cached in
+    /// memory and in the kernel cache on disk; src/ops_fused.cpp).
+    static std::vector<CudaTensor> fused_elementwise(const fusion::Program& p,
+                                                     std::span<const CudaTensor> inputs);
 };
 
 }  // namespace burn::cuda

@@ -6,14 +6,19 @@
 // into_data (and quantized_into_data) and sync wait.
 #pragma once
 
+#include <span>
+#include <vector>
+
 #include "burn/backend/kernels.hpp"
 #include "burn/backend/vulkan/tensor.hpp"
+#include "burn/fusion/program.hpp"
 
 namespace burn::vk {
 
 BURN_KERNEL_VOCABULARY
 
-/// The Vulkan kernels. to_device between two devices copies through the host.
+/// The Vulkan kernels (plus the fusion part). to_device between two devices copies through the
+/// host.
 struct Kernels {
     BURN_KERNEL_SET_MEMBERS(VulkanTensor, VulkanDevice)
     /// The kernels that take f16 / bf16 tensors as they are (backend::HalfKernels): allocation
@@ -23,6 +28,11 @@ struct Kernels {
         using K = backend::KernelId;
         return k == K::empty || k == K::from_data || k == K::into_data || k == K::to_device;
     }
+    /// The fusion part (Fusion<Vulkan<>>, fusion::FusionKernelSet): runs a fused element-wise
+    /// program (f32 and bool registers) as one compute shader generated for it, compiled by
+    /// shaderc on first use and kept for the process (src/ops_fused.cpp).
+    static std::vector<VulkanTensor> fused_elementwise(const fusion::Program& p,
+                                                       std::span<const VulkanTensor> inputs);
 };
 
 }  // namespace burn::vk
