@@ -88,6 +88,37 @@ void collectives(Communicator& comm) {
     }
 }
 
+/// all_reduce_async: the collective runs on the group's stream after the work that made its
+/// input, beside the work queued after it; wait() orders later work after it; a Pending dropped
+/// without wait() is safe, and a collective on the device's stream runs after it.
+void async_collectives(Communicator& comm) {
+    const int r = comm.rank(), n = comm.world_size();
+    const CudaDevice dev{static_cast<std::size_t>(r)};
+    NcclGroup gpus(comm, dev);
+    const std::size_t len = std::size_t(1) << 22;
+    const float total = static_cast<float>(n * (n + 1) / 2);
+    auto x = Tensor<G, 1>::ones({len}, dev) * static_cast<double>(r + 1);  // queued
+    auto pending = gpus.all_reduce_async(x);
+    const auto busy = (x * 2.0).exp().sum();  // queued after the collective started
+    const auto sum = pending.wait();
+    expect(same<float>(sum.to_data(), std::vector<float>(len, total)), "async f32 sum");
+    expect(busy.into_scalar() > 0.0f, "the work queued beside the collective ran");
+    { auto dropped = gpus.all_reduce_async(x * 3.0); }  // never waited for
+    expect(same<float>(gpus.all_reduce(x).to_data(), std::vector<float>(len, total)),
+           "a collective on the device's stream after an asynchronous one");
+    auto p1 = gpus.all_reduce_async(x);
+    auto p2 = gpus.all_reduce_async(x * 2.0);
+    expect(same<float>(p2.wait().to_data(), std::vector<float>(len, 2 * total)), "second of two");
+    expect(same<float>(p1.wait().to_data(), std::vector<float>(len, total)), "first of two");
+    bool threw = false;
+    try {
+        (void)p1.wait();
+    } catch (const Error&) {
+        threw = true;
+    }
+    expect(threw, "waiting twice is a burn::Error");
+}
+
 /// The Learner's data-parallel strategy on CUDA with the gradients summed over NCCL: 3 epochs
 /// equal one process on the combined batches (f32, 1e-4).
 std::vector<float> train_cuda(const std::filesystem::path& dir,
@@ -205,6 +236,7 @@ int main(int argc, char** argv) {
     return run_scenario(argc, argv, [](const std::string& scenario) {
         auto comm = std::make_shared<Communicator>(Communicator::from_env());
         if (scenario == "collectives") collectives(*comm);
+        else if (scenario == "async") async_collectives(*comm);
         else if (scenario == "learner") learner(comm);
         else if (scenario == "peer_dies") peer_dies(comm);
         else return false;

@@ -25,6 +25,28 @@ TEST(Nccl, CollectivesOnTwoGpus) {
                               std::chrono::seconds(120), "60"));
 }
 
+/// The ranks of the tests that run on every GPU machine: 2 where there are 2 GPUs, else 1 (NCCL
+/// with one rank still runs its kernels on the group's stream).
+int ranks_here() { return burn::cuda_device_count() >= 2 ? 2 : 1; }
+
+TEST(Nccl, AsynchronousAllReduceBesideTheDeviceWork) {
+    if (!burn::cuda::NcclCommunicator::available()) GTEST_SKIP() << "this build has no NCCL";
+    if (burn::cuda_device_count() < 1) GTEST_SKIP() << burn::cuda_unavailable_reason();
+    const char* worker = std::getenv("BURN_NCCL_WORKER");
+    expect_all_pass(run_ranks(worker ? worker : BURN_NCCL_WORKER, "async", ranks_here(),
+                              ranks_here(), std::chrono::seconds(120), "60"));
+}
+
+TEST(Nccl, LearnerOverNcclOnTheGpusHereEqualsOneProcess) {
+    // The Learner's device path with its buckets reduced beside the backward pass, on 1 or 2
+    // GPUs (LearnerDataParallelOverNcclEqualsOneProcess below needs 2).
+    if (!burn::cuda::NcclCommunicator::available()) GTEST_SKIP() << "this build has no NCCL";
+    if (burn::cuda_device_count() < 1) GTEST_SKIP() << burn::cuda_unavailable_reason();
+    const char* worker = std::getenv("BURN_NCCL_WORKER");
+    expect_all_pass(run_ranks(worker ? worker : BURN_NCCL_WORKER, "learner", ranks_here(),
+                              ranks_here(), std::chrono::seconds(240), "120"));
+}
+
 TEST(Nccl, LearnerDataParallelOverNcclEqualsOneProcess) {
     if (!burn::cuda::NcclCommunicator::available()) GTEST_SKIP() << "this build has no NCCL";
     if (burn::cuda_device_count() < 2)

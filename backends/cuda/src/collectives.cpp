@@ -5,7 +5,9 @@
 // unique_id() throw burn::Error saying so.
 #include "burn/backend/cuda/collectives.hpp"
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 #include <utility>
 
 #include "burn/backend/cuda/kernels.hpp"
@@ -68,10 +70,76 @@ struct NcclCommunicator::Impl {
     int rank = 0;
     int world_size = 1;
     ncclComm_t comm = nullptr;
+    /// The stream of the asynchronous collectives (created on first use), and the event of the
+    /// last one queued there: a collective queued on the device's stream waits for it first, so
+    /// that the communicator's collectives run in the order they were called.
+    cudaStream_t stream = nullptr;
+    cudaEvent_t last_async = nullptr;
+    /// The device's stream, after the asynchronous collectives queued so far.
+    cudaStream_t ordered_device_stream() {
+        Context& ctx = context(device);
+        ctx.activate();
+        if (last_async) check(cudaStreamWaitEvent(ctx.stream(), last_async, 0), "NCCL ordering");
+        return ctx.stream();
+    }
+    /// Destroying the communicator while an asynchronous collective has not finished (a peer
+    /// died: the step failed on the host through Gloo) aborts it, so that neither the GPU nor the
+    /// process waits forever; a collective still finishing normally gets a few seconds first.
     ~Impl() {
-        if (comm) ncclCommDestroy(comm);
+        if (comm) {
+            bool in_flight = false;
+            if (last_async) {
+                const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+                while ((in_flight = cudaEventQuery(last_async) == cudaErrorNotReady) &&
+                       std::chrono::steady_clock::now() < until)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                (void)cudaGetLastError();
+            }
+            if (in_flight) ncclCommAbort(comm);
+            else ncclCommDestroy(comm);
+        }
+        if (last_async) cudaEventDestroy(last_async);
+        if (stream) cudaStreamDestroy(stream);
     }
 };
+
+struct NcclCommunicator::Pending::State {
+    CudaTensor input;  // read by the collective: kept until the device's stream waits for it
+    CudaTensor result;
+    cudaEvent_t done = nullptr;
+    bool waited = false;
+    void join() {
+        if (waited) return;
+        waited = true;
+        Context& ctx = context(result.device);
+        ctx.activate();
+        const cudaError_t st = cudaStreamWaitEvent(ctx.stream(), done, 0);
+        cudaEventDestroy(done);
+        input = {};
+        check(st, "waiting for an asynchronous NCCL collective");
+    }
+    ~State() {
+        if (!waited && done) {
+            try {
+                join();
+            } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor reports nothing more
+            }
+        }
+    }
+};
+
+NcclCommunicator::Pending::Pending() = default;
+NcclCommunicator::Pending::Pending(Pending&&) noexcept = default;
+NcclCommunicator::Pending& NcclCommunicator::Pending::operator=(Pending&&) noexcept = default;
+NcclCommunicator::Pending::~Pending() = default;
+
+CudaTensor NcclCommunicator::Pending::wait() {
+    BURN_CHECK(state_ != nullptr && !state_->waited,
+               "cuda::NcclCommunicator::Pending::wait: nothing to wait for (waited already, or "
+               "moved from)");
+    state_->join();
+    return std::move(state_->result);
+}
 
 bool NcclCommunicator::available() noexcept { return true; }
 
@@ -125,12 +193,42 @@ CudaTensor NcclCommunicator::all_reduce(const CudaTensor& t, NcclOp op) {
     const auto type = nccl_type(in.dtype, "all_reduce");
     const auto red = nccl_op(op, in.dtype, "all_reduce");
     CudaTensor out = alloc(in.shape, in.dtype, in.device);
-    Context& ctx = context(in.device);
-    ctx.activate();
     check_nccl(ncclAllReduce(first(in), first(out), in.shape.num_elements(), type, red, impl_->comm,
-                             ctx.stream()),
+                             impl_->ordered_device_stream()),
                "all_reduce");
     return out;
+}
+
+NcclCommunicator::Pending NcclCommunicator::all_reduce_async(const CudaTensor& t, NcclOp op) {
+    CudaTensor in = dense_input(*impl_, t, "all_reduce_async");
+    const auto type = nccl_type(in.dtype, "all_reduce_async");
+    const auto red = nccl_op(op, in.dtype, "all_reduce_async");
+    Context& ctx = context(in.device);
+    ctx.activate();
+    if (!impl_->stream)
+        check(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking),
+              "NCCL stream creation");
+    // The communicator's stream starts after what the device's stream has queued (the input).
+    cudaEvent_t ready = nullptr;
+    check(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), "NCCL event creation");
+    cudaError_t st = cudaEventRecord(ready, ctx.stream());
+    if (st == cudaSuccess) st = cudaStreamWaitEvent(impl_->stream, ready, 0);
+    cudaEventDestroy(ready);
+    check(st, "ordering an asynchronous NCCL collective");
+    Pending p;
+    p.state_ = std::make_unique<Pending::State>();
+    p.state_->result = alloc(in.shape, in.dtype, in.device);
+    check_nccl(ncclAllReduce(first(in), first(p.state_->result), in.shape.num_elements(), type, red,
+                             impl_->comm, impl_->stream),
+               "all_reduce_async");
+    check(cudaEventCreateWithFlags(&p.state_->done, cudaEventDisableTiming), "NCCL event creation");
+    check(cudaEventRecord(p.state_->done, impl_->stream), "NCCL event record");
+    if (!impl_->last_async)
+        check(cudaEventCreateWithFlags(&impl_->last_async, cudaEventDisableTiming),
+              "NCCL event creation");
+    check(cudaEventRecord(impl_->last_async, impl_->stream), "NCCL event record");
+    p.state_->input = std::move(in);
+    return p;
 }
 
 CudaTensor NcclCommunicator::broadcast(const CudaTensor& t, int root) {
@@ -139,10 +237,8 @@ CudaTensor NcclCommunicator::broadcast(const CudaTensor& t, int root) {
     const CudaTensor in = dense_input(*impl_, t, "broadcast");
     const auto type = nccl_type(in.dtype, "broadcast");
     CudaTensor out = alloc(in.shape, in.dtype, in.device);
-    Context& ctx = context(in.device);
-    ctx.activate();
     check_nccl(ncclBroadcast(first(in), first(out), in.shape.num_elements(), type, root,
-                             impl_->comm, ctx.stream()),
+                             impl_->comm, impl_->ordered_device_stream()),
                "broadcast");
     return out;
 }
@@ -156,10 +252,8 @@ CudaTensor NcclCommunicator::all_gather(const CudaTensor& t) {
     Shape shape = in.shape;
     shape[0] *= static_cast<std::size_t>(impl_->world_size);
     CudaTensor out = alloc(shape, in.dtype, in.device);
-    Context& ctx = context(in.device);
-    ctx.activate();
     check_nccl(ncclAllGather(first(in), first(out), in.shape.num_elements(), type, impl_->comm,
-                             ctx.stream()),
+                             impl_->ordered_device_stream()),
                "all_gather");
     return out;
 }
@@ -175,27 +269,24 @@ CudaTensor NcclCommunicator::reduce_scatter(const CudaTensor& t, NcclOp op) {
     Shape shape = in.shape;
     shape[0] /= world;
     CudaTensor out = alloc(shape, in.dtype, in.device);
-    Context& ctx = context(in.device);
-    ctx.activate();
     check_nccl(ncclReduceScatter(first(in), first(out), shape.num_elements(), type, red,
-                                 impl_->comm, ctx.stream()),
+                                 impl_->comm, impl_->ordered_device_stream()),
                "reduce_scatter");
     return out;
 }
 
 void NcclCommunicator::barrier() {
     CudaTensor one = alloc(Shape{1}, DType::F32, impl_->device);
-    Context& ctx = context(impl_->device);
-    ctx.activate();
-    check_nccl(
-        ncclAllReduce(first(one), first(one), 1, ncclFloat32, ncclSum, impl_->comm, ctx.stream()),
-        "barrier");
-    ctx.sync();
+    check_nccl(ncclAllReduce(first(one), first(one), 1, ncclFloat32, ncclSum, impl_->comm,
+                             impl_->ordered_device_stream()),
+               "barrier");
+    context(impl_->device).sync();
 }
 
 #else  // no NCCL in this build
 
 struct NcclCommunicator::Impl {};
+struct NcclCommunicator::Pending::State {};
 
 namespace {
 [[noreturn]] void no_nccl(const char* what) {
@@ -221,6 +312,14 @@ CudaTensor NcclCommunicator::reduce_scatter(const CudaTensor&, NcclOp) {
     no_nccl("reduce_scatter");
 }
 void NcclCommunicator::barrier() { no_nccl("barrier"); }
+NcclCommunicator::Pending::Pending() = default;
+NcclCommunicator::Pending::Pending(Pending&&) noexcept = default;
+NcclCommunicator::Pending& NcclCommunicator::Pending::operator=(Pending&&) noexcept = default;
+NcclCommunicator::Pending::~Pending() = default;
+CudaTensor NcclCommunicator::Pending::wait() { no_nccl("Pending::wait"); }
+NcclCommunicator::Pending NcclCommunicator::all_reduce_async(const CudaTensor&, NcclOp) {
+    no_nccl("all_reduce_async");
+}
 
 #endif
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
 
 #include "burn/backend/cuda.hpp"
 #include "burn/backend/cuda/collectives.hpp"
@@ -40,6 +41,26 @@ public:
     Tensor<Cuda<F, I>, D, K> all_reduce(const Tensor<Cuda<F, I>, D, K>& t,
                                         ReduceOp op = ReduceOp::Sum) {
         return Tensor<Cuda<F, I>, D, K>(comm_.all_reduce(t.primitive(), nccl_op(op)));
+    }
+    /// An all-reduce that runs beside the device's work (on the group's own stream: see
+    /// cuda::NcclCommunicator::Pending) until wait() gives its result. The Learner's
+    /// data-parallel strategy reduces gradient buckets this way while the backward pass goes on.
+    template <class T>
+    class Pending {
+    public:
+        /// The result; the device's later work is ordered after the collective.
+        T wait() { return T(op_.wait()); }
+
+    private:
+        friend class NcclGroup;
+        explicit Pending(cuda::NcclCommunicator::Pending op) : op_(std::move(op)) {}
+        cuda::NcclCommunicator::Pending op_;
+    };
+    template <class F, class I, std::size_t D, class K>
+    Pending<Tensor<Cuda<F, I>, D, K>> all_reduce_async(const Tensor<Cuda<F, I>, D, K>& t,
+                                                       ReduceOp op = ReduceOp::Sum) {
+        return Pending<Tensor<Cuda<F, I>, D, K>>(
+            comm_.all_reduce_async(t.primitive(), nccl_op(op)));
     }
     /// Rank `root`'s tensor on every rank.
     template <class F, class I, std::size_t D, class K>

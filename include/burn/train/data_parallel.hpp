@@ -131,13 +131,23 @@ M broadcast_module(ReplicaGroup& group, const M& model) {
 /// that require grad, in the model's parameter order (the same on every replica). With overlap,
 /// a leaf-gradient hook stages each parameter's gradient as soon as the backward pass has
 /// finished it, so that its bucket is reduced while backward goes on (PyTorch DDP's design).
+///
+/// Host buckets (over `group`) or device buckets (with a DeviceSum, e.g. NCCL): device buckets
+/// are flat tensors of one dtype on the parameters' device, laid out from the last parameter to
+/// the first; every replica starts them in that order, each as soon as all its gradients are
+/// staged (overlap) or at the end of the step, a parameter without a gradient on this replica
+/// counting as zeros. Only then do the flags (which parameters any replica had, stop requests)
+/// cross `group`, and the results are waited for.
 template <AutodiffBackend B>
 class GradientSync final : autodiff::LeafGradientHook<typename B::InnerBackend> {
     using Inner = typename B::InnerBackend;
+    using Flat = Tensor<Inner, 1>;
 
 public:
-    /// The sum over the replicas of a flat tensor, on its device (e.g. NCCL's all-reduce).
-    using DeviceSum = std::function<Tensor<Inner, 1>(const Tensor<Inner, 1>&)>;
+    /// Starts the sum over the replicas of a flat tensor on its device and returns what waits for
+    /// it: the sum, with the device's later work ordered after it (NCCL's all-reduce on its own
+    /// stream; a synchronous sum returns a function that gives its result).
+    using DeviceSum = std::function<std::function<Flat()>(const Flat&)>;
 
     /// Host buckets over `group`; with `device_sum`, the buckets are tensors on the parameters'
     /// device, summed by it (only the small flags of each step cross `group`).
@@ -173,10 +183,16 @@ public:
                                        "the model's trainable parameters (their number, shapes or "
                                        "dtypes)");
                 device_specs_ = specs;
+                lay_out_device_buckets();
             }
-            return std::make_unique<Scope>(nullptr);  // reduced on the device after backward
+            device_.grads.assign(params_.size(), std::nullopt);
+            device_.missing.clear();
+            for (const auto& b : device_.buckets) device_.missing.push_back(b.size());
+            device_.pending.clear();
+            device_.next = 0;
+        } else {
+            reducer_.begin(specs);
         }
-        reducer_.begin(specs);
         autodiff::LeafGradientHook<Inner>* hook = this;
         return std::make_unique<Scope>(overlap ? hook : nullptr);
     }
@@ -212,68 +228,105 @@ private:
     void ready(autodiff::NodeId leaf, const typename Inner::FloatTensor& grad) override {
         const auto it = by_node_.find(leaf);
         if (it == by_node_.end()) return;  // not a parameter of the model
-        reducer_.stage(it->second, Inner::float_into_data(grad));
+        if (!device_sum_) {
+            reducer_.stage(it->second, Inner::float_into_data(grad));
+            return;
+        }
+        const std::size_t i = it->second;
+        if (device_.grads[i]) {
+            ::burn::detail::fail(
+                "Learner data_parallel: the gradient of a parameter was finished twice in one "
+                "step: the step runs several backward passes through the model; pass overlap = "
+                "false to the DataParallelOptions");
+        }
+        optim::detail::with_rank(params_[i].rank, [&](auto rank) {
+            constexpr std::size_t D = decltype(rank)::value;
+            device_.grads[i] = flat(i, Tensor<Inner, D>(grad));
+        });
+        --device_.missing[device_.bucket_of[i]];
+        // Buckets start in order, each once all its gradients are here.
+        while (device_.next < device_.buckets.size() && device_.missing[device_.next] == 0)
+            start_device_bucket(device_.next++);
     }
 
-    /// The device path: which parameters any replica has, and the stop requests, over the host
-    /// group (one small all-reduce); then the gradients, flattened into buckets of one dtype (from
-    /// the last parameter to the first), summed on the device and split back.
+    /// Parameter i's gradient as a flat tensor of the parameter's dtype.
+    template <std::size_t D>
+    Flat flat(std::size_t i, Tensor<Inner, D> t) const {
+        const Param& p = params_[i];
+        if (t.dtype() != p.dtype) t = t.cast(p.dtype);
+        return t.template reshape<1>(Shape{p.shape.num_elements()});
+    }
+
+    /// Buckets of one dtype and at most bucket_bytes_ (or one parameter), from the last
+    /// parameter to the first: the order in which backward finishes gradients.
+    void lay_out_device_buckets() {
+        device_.buckets.clear();
+        device_.bucket_of.assign(params_.size(), 0);
+        std::size_t bytes = 0;
+        for (std::size_t k = params_.size(); k-- > 0;) {
+            const Param& p = params_[k];
+            const std::size_t b = p.shape.num_elements() * dtype_size(p.dtype);
+            if (device_.buckets.empty() ||
+                params_[device_.buckets.back().front()].dtype != p.dtype ||
+                bytes + b > bucket_bytes_) {
+                device_.buckets.emplace_back();
+                bytes = 0;
+            }
+            device_.buckets.back().push_back(k);
+            device_.bucket_of[k] = device_.buckets.size() - 1;
+            bytes += b;
+        }
+    }
+
+    /// Starts the sum of bucket b (zeros for the gradients this replica does not have).
+    void start_device_bucket(std::size_t b) {
+        std::vector<Flat> parts;
+        for (std::size_t i : device_.buckets[b]) {
+            const Param& p = params_[i];
+            parts.push_back(
+                device_.grads[i]
+                    ? *device_.grads[i]
+                    : Flat::zeros(Shape{p.shape.num_elements()}, p.device).cast(p.dtype));
+        }
+        device_.pending.push_back(device_sum_(Flat::cat(std::move(parts), 0)));
+    }
+
+    /// The device path (see the class comment): the buckets not started yet, then the flags over
+    /// `group`, then the sums, averaged and split back.
     bool finish_on_device(optim::GradientsParams<B>& grads, bool stop) {
         const std::size_t n = params_.size();
         std::vector<double> flags(n + 1, 0.0);
-        for (std::size_t i = 0; i < n; ++i) flags[i] = grads.contains(params_[i].id) ? 1.0 : 0.0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const Param& p = params_[i];
+            optim::detail::with_rank(p.rank, [&](auto rank) {
+                constexpr std::size_t D = decltype(rank)::value;
+                auto g = grads.template get<D>(p.id);
+                flags[i] = g ? 1.0 : 0.0;
+                if (g && !device_.grads[i]) device_.grads[i] = flat(i, std::move(*g));
+            });
+        }
         flags[n] = stop ? 1.0 : 0.0;
+        while (device_.next < device_.buckets.size()) start_device_bucket(device_.next++);
         sum_over_replicas(group_, flags);
         const double world = double(group_.world_size());
-        std::vector<std::size_t> bucket;
-        std::size_t bucket_bytes = 0;
-        auto flush = [&] {
-            if (bucket.empty()) return;
-            std::vector<Tensor<Inner, 1>> parts;
-            for (std::size_t i : bucket) {
-                const Param& p = params_[i];
-                optim::detail::with_rank(p.rank, [&](auto rank) {
-                    constexpr std::size_t D = decltype(rank)::value;
-                    auto g = grads.template get<D>(p.id);
-                    Tensor<Inner, D> t =
-                        g ? *g : Tensor<Inner, D>::zeros(p.shape, p.device).cast(p.dtype);
-                    if (t.dtype() != p.dtype) t = t.cast(p.dtype);
-                    parts.push_back(t.template reshape<1>(Shape{p.shape.num_elements()}));
-                });
-            }
-            const Tensor<Inner, 1> avg =
-                device_sum_(Tensor<Inner, 1>::cat(std::move(parts), 0)).div_scalar(world);
+        for (std::size_t b = 0; b < device_.buckets.size(); ++b) {
+            const Flat avg = device_.pending[b]().div_scalar(world);
             std::int64_t offset = 0;
-            for (std::size_t i : bucket) {
+            for (std::size_t i : device_.buckets[b]) {
                 const Param& p = params_[i];
                 const auto count = static_cast<std::int64_t>(p.shape.num_elements());
                 optim::detail::with_rank(p.rank, [&](auto rank) {
                     constexpr std::size_t D = decltype(rank)::value;
-                    grads.insert(
-                        p.id,
-                        avg.slice({Slice(offset, offset + count)}).template reshape<D>(p.shape));
+                    if (flags[i] > 0)
+                        grads.insert(p.id, avg.slice({Slice(offset, offset + count)})
+                                               .template reshape<D>(p.shape));
+                    else (void)grads.template remove<D>(p.id);
                 });
                 offset += count;
             }
-            bucket.clear();
-            bucket_bytes = 0;
-        };
-        for (std::size_t k = n; k-- > 0;) {
-            const Param& p = params_[k];
-            if (!(flags[k] > 0)) {
-                optim::detail::with_rank(p.rank, [&](auto rank) {
-                    (void)grads.template remove<decltype(rank)::value>(p.id);
-                });
-                continue;
-            }
-            const std::size_t bytes = p.shape.num_elements() * dtype_size(p.dtype);
-            if (!bucket.empty() &&
-                (params_[bucket.front()].dtype != p.dtype || bucket_bytes + bytes > bucket_bytes_))
-                flush();
-            bucket.push_back(k);
-            bucket_bytes += bytes;
         }
-        flush();
+        device_.grads.clear();
+        device_.pending.clear();
         return flags[n] > 0;
     }
 
@@ -284,10 +337,20 @@ private:
         Shape shape;
         DType dtype;
     };
+    /// The device buckets: their parameters, and this step's staged gradients and sums.
+    struct DeviceBuckets {
+        std::vector<std::vector<std::size_t>> buckets;
+        std::vector<std::size_t> bucket_of;          // per parameter
+        std::vector<std::optional<Flat>> grads;      // per parameter, this step
+        std::vector<std::size_t> missing;            // per bucket: gradients not staged yet
+        std::vector<std::function<Flat()>> pending;  // per started bucket: waits, gives the sum
+        std::size_t next = 0;                        // the next bucket to start
+    };
     ReplicaGroup& group_;
     std::size_t bucket_bytes_;
     DeviceSum device_sum_;
     std::vector<BucketReducer::Spec> device_specs_;
+    DeviceBuckets device_;
     BucketReducer reducer_;
     std::vector<Param> params_;
     std::unordered_map<autodiff::NodeId, std::size_t> by_node_;

@@ -334,8 +334,8 @@ struct DataParallelOptions {
     /// Reduce a bucket as soon as the backward pass has finished its gradients, while the rest of
     /// backward runs. Needs a train_step that runs one backward pass through the model, whose
     /// gradients it returns (the usual case; a second pass is reported as an error); false
-    /// reduces every gradient after train_step returns (as the device path, data_parallel with
-    /// a device group, always does).
+    /// reduces every gradient after train_step returns. With a device group (NCCL), the buckets
+    /// reduce on the group's own stream beside the backward pass.
     bool overlap = true;
 };
 
@@ -482,8 +482,11 @@ public:
     }
     /// Data-parallel training whose gradients are summed on the parameters' device by
     /// `device_group` (burn::distributed::NcclGroup for a model on Cuda: NCCL, GPU to GPU), in
-    /// buckets of one dtype, after train_step; `replicas` (the Communicator the group was made
-    /// from) carries only the small per-step flags and the epoch metrics. Otherwise as above.
+    /// buckets of one dtype; `replicas` (the Communicator the group was made from) carries only
+    /// the small per-step flags and the epoch metrics. With `options.overlap`, a bucket's sum
+    /// starts as soon as the backward pass has finished its gradients, and where the group has
+    /// `all_reduce_async` (NcclGroup: its own stream) it runs beside the rest of the backward
+    /// pass. Otherwise as above.
     template <class DeviceGroup>
     requires requires(DeviceGroup& g, const Tensor<typename Backend::InnerBackend, 1>& t) {
         { g.all_reduce(t) } -> std::convertible_to<Tensor<typename Backend::InnerBackend, 1>>;
@@ -494,10 +497,16 @@ public:
         BURN_CHECK(device_group != nullptr,
                    "LearnerBuilder::data_parallel: the device group is null");
         data_parallel(std::move(replicas), options);
-        device_sum_ =
-            [g = std::move(device_group)](const Tensor<typename Backend::InnerBackend, 1>& t) {
-                return g->all_reduce(t);
-            };
+        using Flat = Tensor<typename Backend::InnerBackend, 1>;
+        device_sum_ = [g = std::move(device_group)](const Flat& t) -> std::function<Flat()> {
+            if constexpr (requires { g->all_reduce_async(t).wait(); }) {
+                auto pending =
+                    std::make_shared<decltype(g->all_reduce_async(t))>(g->all_reduce_async(t));
+                return [pending] { return Flat(pending->wait()); };
+            } else {
+                return [sum = Flat(g->all_reduce(t))] { return sum; };
+            }
+        };
         return *this;
     }
     template <class DeviceGroup>

@@ -45,6 +45,30 @@ public:
 
     /// The reduction over the ranks of `t`.
     CudaTensor all_reduce(const CudaTensor& t, NcclOp op = NcclOp::Sum);
+
+    /// A collective running on the communicator's own stream, beside the device's stream: it
+    /// starts once the work queued on the device's stream before it is done (what computed its
+    /// input), and the work queued there after it does not wait for it (gradients of a backward
+    /// pass go on being computed while a bucket is reduced). wait() makes the device's stream wait
+    /// for it and gives the result; a Pending destroyed without wait() makes the stream wait too,
+    /// so that its buffers are never reused early. Move-only.
+    class Pending {
+    public:
+        Pending();
+        Pending(Pending&&) noexcept;
+        Pending& operator=(Pending&&) noexcept;
+        ~Pending();
+        /// The result (later work on the device's stream is ordered after the collective).
+        CudaTensor wait();
+        struct State;
+
+    private:
+        friend class NcclCommunicator;
+        std::unique_ptr<State> state_;
+    };
+    /// all_reduce on the communicator's stream (see Pending). The collectives of a communicator
+    /// still run in the order they were called, on every rank.
+    Pending all_reduce_async(const CudaTensor& t, NcclOp op = NcclOp::Sum);
     /// Rank `root`'s `t` (the others pass a tensor of the same shape and dtype).
     CudaTensor broadcast(const CudaTensor& t, int root = 0);
     /// Every rank's `t` concatenated along dim 0, in rank order.
