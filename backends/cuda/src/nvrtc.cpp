@@ -11,12 +11,11 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <random>
 #include <sstream>
 #include <string>
-#include <system_error>
 #include <vector>
 
+#include "burn/backend/kernel_cache.hpp"
 #include "runtime.hpp"
 
 namespace burn::cuda {
@@ -59,56 +58,6 @@ const KernelSource* find_source(std::string_view name) {
 
 bool ends_with(std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::uint64_t fnv1a(std::uint64_t h, std::string_view s) {
-    for (unsigned char c : s) {
-        h ^= c;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-/// The disk cache directory, or empty when disabled.
-std::filesystem::path cache_dir() {
-    if (const char* v = std::getenv("BURN_CUDA_CACHE")) {
-        if (std::string_view(v) == "off" || std::string_view(v) == "0") return {};
-        if (*v) return v;
-    }
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-        return std::filesystem::path(x) / "burn-cpp" / "cuda";
-    if (const char* h = std::getenv("HOME"); h && *h)
-        return std::filesystem::path(h) / ".cache" / "burn-cpp" / "cuda";
-    return {};
-}
-
-std::vector<char> read_file(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return {};
-    return std::vector<char>(std::istreambuf_iterator<char>(in), {});
-}
-
-/// Writes through a temporary name and renames, so that a concurrent reader never sees half a
-/// file; failures leave no file and are ignored (the cache is an optimisation).
-void write_file(const std::filesystem::path& p, const std::vector<char>& data) {
-    std::error_code ec;
-    std::filesystem::create_directories(p.parent_path(), ec);
-    if (ec) return;
-    std::random_device rd;
-    auto tmp = p;
-    tmp += ".tmp" + std::to_string(rd());
-    {
-        std::ofstream out(tmp, std::ios::binary);
-        if (!out) return;
-        out.write(data.data(), static_cast<std::streamsize>(data.size()));
-        if (!out) {
-            out.close();
-            std::filesystem::remove(tmp, ec);
-            return;
-        }
-    }
-    std::filesystem::rename(tmp, p, ec);
-    if (ec) std::filesystem::remove(tmp, ec);
 }
 
 void check_nvrtc(nvrtcResult r, const char* what, std::string_view program) {
@@ -166,19 +115,18 @@ std::vector<char> compile_source(std::string_view program, const char* text,
 
     int major = 0, minor = 0;
     nvrtcVersion(&major, &minor);
-    std::uint64_t h = 1469598103934665603ull;
+    using backend::fnv1a;
+    std::uint64_t h = backend::kFnvOffset;
     h = fnv1a(h, text);
     for (const char* t : header_texts) h = fnv1a(h, t);
     for (const char* o : options) h = fnv1a(h, o);
     h = fnv1a(h, std::to_string(major) + "." + std::to_string(minor));
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    const auto dir = cache_dir();
+    const auto dir = backend::kernel_cache_dir("BURN_CUDA_CACHE", "cuda");
     const auto cached = dir.empty() ? std::filesystem::path{}
                                     : dir / (std::string(program) + "-" + std::string(arch) + "-" +
-                                             hex + (ptx ? ".ptx" : ".cubin"));
+                                             backend::hex16(h) + (ptx ? ".ptx" : ".cubin"));
     if (!cached.empty()) {
-        auto data = read_file(cached);
+        auto data = backend::read_cache_file(cached);
         if (!data.empty()) {
             ++disk_hit_count;
             return data;
@@ -210,7 +158,7 @@ std::vector<char> compile_source(std::string_view program, const char* text,
     check_nvrtc(ptx ? nvrtcGetPTX(prog, cubin.data()) : nvrtcGetCUBIN(prog, cubin.data()),
                 ptx ? "ptx" : "cubin", program);
     ++compiled_count;
-    if (!cached.empty()) write_file(cached, cubin);
+    if (!cached.empty()) backend::write_cache_file(cached, cubin);
     return cubin;
 }
 

@@ -310,7 +310,7 @@ const Shader& shader_for(const Program& p, const Layout& l) {
     if (auto it = shaders.find(key); it != shaders.end()) return *it->second;
     auto sh = std::make_unique<Shader>();
     sh->name = "fused#" + std::to_string(shaders.size());
-    sh->spirv = compile_glsl(generate(p, l), sh->name + ".comp");
+    sh->spirv = compile_glsl_cached(generate(p, l), sh->name + ".comp");
     return *shaders.emplace(std::move(key), std::move(sh)).first->second;
 }
 

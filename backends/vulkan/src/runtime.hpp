@@ -219,6 +219,10 @@ struct Pipeline {
 /// GLSL -> SPIR-V at run time (shaderc, Vulkan 1.2 target, optimised). Throws burn::Error with
 /// the compiler's messages.
 std::vector<std::uint32_t> compile_glsl(std::string_view source, std::string_view name);
+/// As compile_glsl, through the disk cache of generated shaders ($BURN_VULKAN_CACHE, else
+/// $XDG_CACHE_HOME/burn-cpp/vulkan or ~/.cache/burn-cpp/vulkan; "off" disables it): SPIR-V keyed
+/// by the text and the compiler's settings and SPIR-V version (burn/backend/kernel_cache.hpp).
+std::vector<std::uint32_t> compile_glsl_cached(std::string_view source, std::string_view name);
 
 /// The text of a GLSL file of kernels/vulkan embedded in the library (glsl_sources.cpp, generated
 /// by cmake/BurnEmbedSources.cmake): the functions that the shaders generated at run time paste

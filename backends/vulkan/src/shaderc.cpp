@@ -4,7 +4,10 @@
 
 #include <cstring>
 #include <memory>
+#include <span>
+#include <string>
 
+#include "burn/backend/kernel_cache.hpp"
 #include "runtime.hpp"
 
 namespace burn::vk {
@@ -36,6 +39,29 @@ std::vector<std::uint32_t> compile_glsl(std::string_view source, std::string_vie
     std::vector<std::uint32_t> words(n);
     std::memcpy(words.data(), bytes, n * sizeof(std::uint32_t));
     ++kernel_counters().compiled_shaders;
+    return words;
+}
+
+std::vector<std::uint32_t> compile_glsl_cached(std::string_view source, std::string_view name) {
+    const auto dir = backend::kernel_cache_dir("BURN_VULKAN_CACHE", "vulkan");
+    if (dir.empty()) return compile_glsl(source, name);
+    // The key: the text, the options of compile_glsl and the compiler's SPIR-V version.
+    unsigned int version = 0, revision = 0;
+    shaderc_get_spv_version(&version, &revision);
+    std::uint64_t h = backend::fnv1a(backend::kFnvOffset, source);
+    h = backend::fnv1a(
+        h, "vulkan1.2 performance spv " + std::to_string(version) + "." + std::to_string(revision));
+    const auto file = dir / ("fused-" + backend::hex16(h) + ".spv");
+    const auto bytes = backend::read_cache_file(file);
+    if (!bytes.empty() && bytes.size() % sizeof(std::uint32_t) == 0) {
+        std::vector<std::uint32_t> words(bytes.size() / sizeof(std::uint32_t));
+        std::memcpy(words.data(), bytes.data(), bytes.size());
+        if (words[0] == 0x07230203u) return words;  // SPIR-V's magic number
+    }
+    auto words = compile_glsl(source, name);
+    backend::write_cache_file(file,
+                              std::span<const char>(reinterpret_cast<const char*>(words.data()),
+                                                    words.size() * sizeof(std::uint32_t)));
     return words;
 }
 
