@@ -103,6 +103,7 @@ int run(const Options& o, const typename B::Device& device) {
 int run_cpu(const Options& o);
 int run_cpu_fusion(const Options& o);
 int run_vulkan(const Options& o);
+int run_vulkan_fusion(const Options& o);
 int run_cuda(const Options& o);
 int run_cuda_fusion(const Options& o);
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // guide: the Burn book's guide (model, data, training, backend, inference) as one program.
 //
-//   guide train [--backend cpu|cpu-fusion|vulkan|cuda|cuda-fusion]
+//   guide train [--backend cpu|cpu-fusion|vulkan|vulkan-fusion|cuda|cuda-fusion]
 //               [--dataset fashion-mnist|mnist] [--epochs N] [--artifact-dir DIR]
 //               [--batch-size N] [--num-workers N] [--lr X] [--seed N]
 //               [--train-items N] [--test-items N]
-//   guide infer [--backend cpu|cpu-fusion|vulkan|cuda|cuda-fusion]
+//   guide infer [--backend cpu|cpu-fusion|vulkan|vulkan-fusion|cuda|cuda-fusion]
 //               [--dataset fashion-mnist|mnist] [--artifact-dir DIR]
 //               [--index I] [--count N] [--min-accuracy X]
 //
@@ -15,7 +15,7 @@
 // model and predicts test images, printing the predicted and expected labels. Fashion-MNIST comes
 // from Debian's dataset-fashion-mnist package (no network); MNIST is downloaded on first use.
 // --backend picks the backend, as the book's main.rs does (cpu by default; cpu-fusion is the cpu
-// backend with kernel fusion, Fusion<Cpu<float>>; vulkan, cuda and cuda-fusion, Fusion<Cuda<>>,
+// backend with kernel fusion, Fusion<Cpu<float>>; vulkan, vulkan-fusion, cuda and cuda-fusion
 // when the build has them).
 // docs/guide.md walks through the code.
 #include <cstdlib>
@@ -33,18 +33,18 @@ using guide::Options;
 
 void usage(std::ostream& os) {
     os << "usage:\n"
-          "  guide train [--backend cpu|cpu-fusion|vulkan|cuda|cuda-fusion]\n"
+          "  guide train [--backend cpu|cpu-fusion|vulkan|vulkan-fusion|cuda|cuda-fusion]\n"
           "              [--dataset fashion-mnist|mnist] [--epochs N] [--artifact-dir DIR]\n"
           "              [--batch-size N] [--num-workers N] [--lr X] [--seed N]\n"
           "              [--train-items N] [--test-items N]\n"
-          "  guide infer [--backend cpu|cpu-fusion|vulkan|cuda|cuda-fusion]\n"
+          "  guide infer [--backend cpu|cpu-fusion|vulkan|vulkan-fusion|cuda|cuda-fusion]\n"
           "              [--dataset fashion-mnist|mnist] [--artifact-dir DIR]\n"
           "              [--index I] [--count N] [--min-accuracy X]\n"
           "\n"
-          "  --backend       cpu (default), cpu-fusion, vulkan, cuda or cuda-fusion: where\n"
-          "                  the model trains or infers (the -fusion variants: that backend\n"
-          "                  with kernel fusion; vulkan and cuda when the build has them:\n"
-          "                  device 0)\n"
+          "  --backend       cpu (default), cpu-fusion, vulkan, vulkan-fusion, cuda or\n"
+          "                  cuda-fusion: where the model trains or infers (the -fusion\n"
+          "                  variants: that backend with kernel fusion; vulkan and cuda when\n"
+          "                  the build has them: device 0)\n"
           "  --dataset       fashion-mnist (default; Debian's dataset-fashion-mnist) or mnist\n"
           "  --epochs        training epochs (default 10, the book's)\n"
           "  --artifact-dir  where config.json, checkpoints, logs, plots and the model go\n"
@@ -93,9 +93,10 @@ Options parse(int argc, char** argv) {
         } else if (a == "--backend") {
             o.backend = value();
             if (o.backend != "cpu" && o.backend != "cpu-fusion" && o.backend != "vulkan" &&
-                o.backend != "cuda" && o.backend != "cuda-fusion")
+                o.backend != "vulkan-fusion" && o.backend != "cuda" && o.backend != "cuda-fusion")
                 throw std::invalid_argument(
-                    "--backend: expected cpu, cpu-fusion, vulkan, cuda or cuda-fusion, got '" +
+                    "--backend: expected cpu, cpu-fusion, vulkan, vulkan-fusion, cuda or "
+                    "cuda-fusion, got '" +
                     o.backend + "'");
         } else if (a == "--dataset") {
             const std::string v = value();
@@ -131,6 +132,7 @@ int main(int argc, char** argv) {
         if (o.backend == "cpu-fusion") return guide::run_cpu_fusion(o);
 #ifdef BURN_EXAMPLE_WITH_VULKAN
         if (o.backend == "vulkan") return guide::run_vulkan(o);
+        if (o.backend == "vulkan-fusion") return guide::run_vulkan_fusion(o);
 #endif
 #ifdef BURN_EXAMPLE_WITH_CUDA
         if (o.backend == "cuda") return guide::run_cuda(o);
@@ -139,7 +141,7 @@ int main(int argc, char** argv) {
         std::cerr << "guide: this build has no backend '" << o.backend
                   << "' (built: cpu, cpu-fusion"
 #ifdef BURN_EXAMPLE_WITH_VULKAN
-                  << ", vulkan"
+                  << ", vulkan, vulkan-fusion"
 #endif
 #ifdef BURN_EXAMPLE_WITH_CUDA
                   << ", cuda, cuda-fusion"
