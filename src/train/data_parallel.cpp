@@ -95,13 +95,16 @@ void BucketReducer::begin(const std::vector<Spec>& specs) {
     any_stop_ = false;
 }
 
+void fail_gradient_finished_twice(std::size_t i, const Shape& shape) {
+    ::burn::detail::fail("data_parallel: the gradient of parameter ", i, " (shape ", shape,
+                         ") was finished twice in one step: the step runs several backward "
+                         "passes through the model; pass overlap = false to "
+                         "LearnerBuilder::data_parallel");
+}
+
 void BucketReducer::stage(std::size_t i, const TensorData& data) {
     BURN_CHECK(i < specs_.size(), "data_parallel: no gradient ", i);
-    BURN_CHECK(!staged_[i], "data_parallel: the gradient of parameter ", i, " (shape ",
-               specs_[i].shape,
-               ") was finished twice in one step: the step runs "
-               "several backward passes through the model; pass overlap = false to "
-               "LearnerBuilder::data_parallel");
+    if (staged_[i]) fail_gradient_finished_twice(i, specs_[i].shape);
     BURN_CHECK(data.shape == specs_[i].shape, "data_parallel: the gradient of parameter ", i,
                " has shape ", data.shape, ", expected ", specs_[i].shape);
     const Slot& slot = slots_[i];

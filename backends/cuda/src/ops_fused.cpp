@@ -37,7 +37,6 @@ namespace burn::cuda {
 namespace {
 
 using fusion::Instr;
-using fusion::OpKind;
 using fusion::Program;
 using fusion::codegen::reg;
 

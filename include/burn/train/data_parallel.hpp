@@ -99,6 +99,10 @@ bool any_replica(ReplicaGroup& group, bool local);
 /// Sums numbers over the replicas (in place; one all-reduce in F64).
 void sum_over_replicas(ReplicaGroup& group, std::vector<double>& values);
 
+/// Throws the burn::Error of a gradient staged twice in one step (parameter `i` of `shape`): the
+/// step runs several backward passes, which the overlap of the reduction cannot follow.
+[[noreturn]] void fail_gradient_finished_twice(std::size_t i, const Shape& shape);
+
 /// Throws burn::Error on every replica unless every replica passes the same `value`, naming
 /// `what`, rank 0's value and this replica's.
 void check_same_on_replicas(ReplicaGroup& group, std::uint64_t value, const char* what);
@@ -233,12 +237,7 @@ private:
             return;
         }
         const std::size_t i = it->second;
-        if (device_.grads[i]) {
-            ::burn::detail::fail(
-                "Learner data_parallel: the gradient of a parameter was finished twice in one "
-                "step: the step runs several backward passes through the model; pass overlap = "
-                "false to the DataParallelOptions");
-        }
+        if (device_.grads[i]) fail_gradient_finished_twice(i, params_[i].shape);
         optim::detail::with_rank(params_[i].rank, [&](auto rank) {
             constexpr std::size_t D = decltype(rank)::value;
             device_.grads[i] = flat(i, Tensor<Inner, D>(grad));
