@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -222,6 +223,16 @@ std::string elem_type_expr(ElemType t) {
     return "burn::onnx::ElemType::" + std::string(it->second);
 }
 
+// `burn::onnx::gen::value_info(...)`: a subgraph input's or output's declaration.
+std::string value_info_expr(const ValueInfo& vi) {
+    const std::string type = vi.type == ElemType::Undefined || is_supported_elem_type(vi.type)
+                                 ? elem_type_expr(vi.type)
+                                 : "static_cast<burn::onnx::ElemType>(" +
+                                       std::to_string(static_cast<int>(vi.type)) + ")";
+    return "burn::onnx::gen::value_info(" + quote(vi.name) + ", " + type + ", {" +
+           join(vi.dims, fmt_int) + "}, " + (vi.has_shape ? "true" : "false") + ")";
+}
+
 // `burn::onnx::gen::typed(...)`: host data written into the header.
 std::string typed_expr(const TypedData& t, std::size_t indent) {
     const std::string pad(indent, ' ');
@@ -273,9 +284,19 @@ std::string attr_expr(const std::string& name, const Attribute& a, const Node& n
                     "}";
             } else if constexpr (std::is_same_v<T, TypedData>) {
                 v = typed_expr(x, 16);
+            } else if constexpr (std::is_same_v<T, GraphAttr>) {
+                // The subgraph's nodes are C++ statements of forward_values (a lambda); the node
+                // table keeps its signature, which the control-flow ops check and read.
+                if (!x.graph)
+                    fail("burn-onnx: ", n.describe(), ": attribute '", name,
+                         "' is a list of graphs, which generated code cannot hold");
+                auto infos = [](const std::vector<ValueInfo>& v) {
+                    return "{" + join(v, value_info_expr) + "}";
+                };
+                v = "burn::onnx::gen::signature(" + quote(x.graph->name) + ", " +
+                    infos(x.graph->inputs) + ", " + infos(x.graph->outputs) + ")";
             } else {
-                fail("burn-onnx: ", n.describe(), ": attribute '", name,
-                     "' is a graph, which generated code cannot hold");
+                v = "burn::onnx::OpaqueAttr{" + quote(x.type) + "}";
             }
         },
         a.value);
@@ -369,26 +390,9 @@ GeneratedFiles generate_files(const ModelDesc& m, const CodegenOptions& o) {
     if (o.precision != "full" && o.precision != "half" && o.precision != "double")
         fail("burn-onnx: unknown precision '", o.precision, "' (expected full, half or double)");
 
-    // Every node must be in the op registry: report all that are not, at once.
-    {
-        const auto& reg = OpRegistry<Cpu<float>>::instance();
-        std::string missing;
-        std::size_t count = 0;
-        for (const auto& n : m.nodes) {
-            auto dom = m.opsets.find(n.domain);
-            const std::int64_t opset = dom != m.opsets.end() ? dom->second : m.opset;
-            if (reg.find(n.domain, n.op_type, opset)) continue;
-            missing += count ? ", " : "";
-            missing += n.op_type;
-            if (!n.domain.empty()) missing += " (domain " + n.domain + ")";
-            missing += " (node '" + n.name + "', opset " + std::to_string(opset) + ")";
-            ++count;
-        }
-        if (count)
-            fail("burn-onnx: ", m.source, ": ", count,
-                 count == 1 ? " node uses an unsupported op: " : " nodes use unsupported ops: ",
-                 missing);
-    }
+    // Every node, those of subgraphs included, must be in the op registry: report all that are
+    // not, at once; then check the structure of the control-flow nodes.
+    check_model_ops(OpRegistry<Cpu<float>>::instance(), m, "burn-onnx: " + m.source);
     for (const auto& vi : m.inputs)
         if (vi.type != ElemType::Undefined && !is_supported_elem_type(vi.type))
             fail("burn-onnx: ", m.source, ": input '", vi.name, "' has type ",
@@ -416,8 +420,11 @@ GeneratedFiles generate_files(const ModelDesc& m, const CodegenOptions& o) {
         if (!name.empty() && m.initializers.count(name) && seen.insert(name).second)
             order.push_back(name);
     };
-    for (const auto& n : m.nodes)
+    for (const auto& n : m.nodes) {
         for (const auto& in : n.inputs) visit_name(in);
+        for (const auto& [_, g] : n.subgraphs())
+            for (const auto& name : g->outer_names()) visit_name(name);
+    }
     for (const auto& out : m.outputs) visit_name(out.name);
     for (const auto& name : order) {
         const TypedData& t = m.initializers.at(name);
@@ -428,6 +435,16 @@ GeneratedFiles generate_files(const ModelDesc& m, const CodegenOptions& o) {
             constants.push_back(&t);
         }
     }
+    // The subgraphs' initializers (and Constant nodes) are constants too, made once per call of
+    // forward_values, as the model's are.
+    std::vector<std::pair<const GraphDesc*, const TypedData*>> sub_constants;
+    for_each_node(m.nodes, [&](const Node& n, const std::string&) {
+        for (const auto& [_, g] : n.subgraphs())
+            for (const auto& [name, t] : g->initializers) {
+                constants.push_back(&t);
+                sub_constants.emplace_back(g, &t);
+            }
+    });
     f.num_params = params.size();
     f.num_constants = constants.size();
 
@@ -612,14 +629,30 @@ GeneratedFiles generate_files(const ModelDesc& m, const CodegenOptions& o) {
     }
     std::size_t next_var = 0;
     auto new_var = [&]() { return "burn_v" + std::to_string(next_var++); };
+    // The node table: every node, those of subgraphs included, depth first.
+    std::vector<const Node*> table;
+    std::map<const Node*, std::size_t> table_index;
+    for_each_node(m.nodes, [&](const Node& n, const std::string&) {
+        table_index[&n] = table.size();
+        table.push_back(&n);
+    });
     // The last node that reads each model input or node output: that node takes the value with
     // std::move, so that its memory is released once the node has run (as Graph<B> does) instead
     // of when forward_values returns. Graph outputs are kept to the end.
-    std::map<std::string, std::size_t> last_use;
-    for (std::size_t i = 0; i < m.nodes.size(); ++i)
-        for (const auto& in : m.nodes[i].inputs)
-            if (!in.empty()) last_use[in] = i;
-    for (const auto& vi : m.outputs) last_use.erase(vi.name);
+    auto last_uses = [](const std::vector<Node>& nodes, const std::set<std::string>& keep) {
+        std::map<std::string, std::size_t> last_use;
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            for (const auto& in : nodes[i].inputs)
+                if (!in.empty()) last_use[in] = i;
+            for (const auto& [_, g] : nodes[i].subgraphs())
+                for (const auto& name : g->outer_names()) last_use[name] = i;
+        }
+        for (const auto& k : keep) last_use.erase(k);
+        return last_use;
+    };
+    std::set<std::string> model_outputs;
+    for (const auto& vi : m.outputs) model_outputs.insert(vi.name);
+    const auto top_last_use = last_uses(m.nodes, model_outputs);
     std::set<std::string> movable;  // values declared non-const (model inputs, node outputs)
     for (std::size_t i = 0; i < m.inputs.size(); ++i) {
         const auto& vi = m.inputs[i];
@@ -632,7 +665,7 @@ GeneratedFiles generate_files(const ModelDesc& m, const CodegenOptions& o) {
                                              : "ElemType::" + elem_type_expr(vi.type).substr(22))
           << ", " << dims_list(vi) << ", " << (vi.has_shape ? "true" : "false") << ",\n"
           << "                                     " << quote(vi.describe()) << ");\n";
-        h << "        " << (last_use.count(vi.name) ? "V " : "const V ") << v
+        h << "        " << (top_last_use.count(vi.name) ? "V " : "const V ") << v
           << " = std::move(burn_inputs[" << i << "]);\n";
         expr[vi.name] = v;
         movable.insert(vi.name);
@@ -644,55 +677,134 @@ GeneratedFiles generate_files(const ModelDesc& m, const CodegenOptions& o) {
           << comment_text(p.data->name) << "'\n";
         expr[p.data->name] = v;
     }
+    // The model's constants, then the subgraphs' (each visible in its subgraph only).
+    const std::size_t top_constants = constants.size() - sub_constants.size();
+    std::map<const GraphDesc*, std::vector<std::pair<std::string, std::string>>> sub_vars;
     for (std::size_t i = 0; i < constants.size(); ++i) {
         const std::string v = new_var();
         h << "        const V " << v << " = V::from_typed(burn_onnx_constants()[" << i
           << "], burn_device);  // '" << comment_text(constants[i]->name)
-          << "': " << elem_type_name(constants[i]->type) << constants[i]->data.shape.to_string()
-          << "\n";
-        expr[constants[i]->name] = v;
+          << "': " << elem_type_name(constants[i]->type) << constants[i]->data.shape.to_string();
+        if (i < top_constants) {
+            expr[constants[i]->name] = v;
+        } else {
+            const GraphDesc* g = sub_constants[i - top_constants].first;
+            sub_vars[g].emplace_back(constants[i]->name, v);
+            h << ", of subgraph '" << comment_text(g->name) << "'";
+        }
+        h << "\n";
     }
-    for (std::size_t i = 0; i < m.nodes.size(); ++i) {
-        const Node& n = m.nodes[i];
-        auto dom = m.opsets.find(n.domain);
-        const std::int64_t opset = dom != m.opsets.end() ? dom->second : m.opset;
-        h << "        // node '" << comment_text(n.name) << "' (" << n.op_type << "): "
-          << comment_text(
-                 join(n.inputs,
-                      [](const std::string& s) { return s.empty() ? std::string("<none>") : s; }))
-          << " -> " << comment_text(join(n.outputs, [](const std::string& s) { return s; }))
-          << "\n";
-        std::string args;
-        for (std::size_t a = 0; a < n.inputs.size(); ++a) {
-            args += a ? ", " : "";
-            if (n.inputs[a].empty()) {
-                args += "std::nullopt";
-            } else {
-                auto it = expr.find(n.inputs[a]);
-                if (it == expr.end())
-                    fail("burn-onnx: ", m.source, ": ", n.describe(), ": input '", n.inputs[a],
+    // The statements of `nodes` at indentation `pad`: one call of the op registry per node; the
+    // subgraphs of a control-flow node are lambdas (their statements, written the same way),
+    // which read the values of enclosing scopes by reference. `scope` maps every value visible
+    // there to its variable; `own` holds the scope's own values (non-const: their last reader
+    // takes them with std::move; a lambda, which may run many times, never moves an outer
+    // value); `keep` the values that outlive the nodes (the graph's outputs).
+    std::function<void(const std::vector<Node>&, std::map<std::string, std::string>&,
+                       std::set<std::string>&, const std::set<std::string>&, const std::string&)>
+        emit_nodes;
+    emit_nodes = [&](const std::vector<Node>& nodes, std::map<std::string, std::string>& scope,
+                     std::set<std::string>& own, const std::set<std::string>& keep,
+                     const std::string& pad) {
+        const bool top = &nodes == &m.nodes;
+        const auto last_use = last_uses(nodes, keep);
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            const Node& n = nodes[i];
+            const std::size_t idx = table_index.at(&n);
+            const auto subs = n.subgraphs();
+            std::set<std::string> captured;  // read by the node's subgraphs: never moved here
+            for (const auto& [_, g] : subs)
+                for (const auto& name : g->outer_names()) captured.insert(name);
+            h << pad << "// node '" << comment_text(n.name) << "' (" << n.op_type << "): "
+              << comment_text(join(
+                     n.inputs,
+                     [](const std::string& s) { return s.empty() ? std::string("<none>") : s; }))
+              << " -> " << comment_text(join(n.outputs, [](const std::string& s) { return s; }))
+              << "\n";
+            std::string args;
+            for (std::size_t a = 0; a < n.inputs.size(); ++a) {
+                args += a ? ", " : "";
+                const std::string& in = n.inputs[a];
+                if (in.empty()) {
+                    args += "std::nullopt";
+                    continue;
+                }
+                auto it = scope.find(in);
+                if (it == scope.end())
+                    fail("burn-onnx: ", m.source, ": ", n.describe(), ": input '", in,
                          "' has no value");
                 // The last read of a value that dies here moves it (an earlier read of the same
                 // value by this node copies: braced lists are evaluated left to right).
-                const bool last_here = movable.count(n.inputs[a]) && last_use.count(n.inputs[a]) &&
-                                       last_use.at(n.inputs[a]) == i &&
-                                       std::find(n.inputs.begin() + a + 1, n.inputs.end(),
-                                                 n.inputs[a]) == n.inputs.end();
+                const bool last_here =
+                    own.count(in) && last_use.count(in) && last_use.at(in) == i &&
+                    !captured.count(in) &&
+                    std::find(n.inputs.begin() + a + 1, n.inputs.end(), in) == n.inputs.end();
                 args += last_here ? "std::move(" + it->second + ")" : it->second;
             }
+            const std::string r = "burn_r" + std::to_string(idx);
+            const std::int64_t opset = m.opset_for(n.domain);
+            h << pad << "auto " << r << " = burn::onnx::gen::"
+              << (top ? "run_node<B>(model_source, " : "run_subgraph_node<B>(") << "burn_nodes["
+              << idx << "], " << opset << ", {" << args << "}, burn_device";
+            for (std::size_t j = 0; j < subs.size(); ++j) {
+                const auto& [key, g] = subs[j];
+                const std::string in = "burn_in" + std::to_string(idx) + "_" + std::to_string(j);
+                const std::string res = "burn_res" + std::to_string(idx) + "_" + std::to_string(j);
+                const std::string ipad = pad + "        ";
+                h << (j ? ",\n" + pad + "     " : ",\n" + pad + "    {") << "{" << quote(key)
+                  << ", [&](std::vector<V> " << in << ") {  // subgraph '" << comment_text(g->name)
+                  << "'\n";
+                h << ipad << "burn::onnx::gen::check_subgraph_inputs(" << in << ", "
+                  << g->inputs.size() << ", burn_nodes[" << idx << "], " << quote(key) << ");\n";
+                auto inner = scope;
+                std::set<std::string> inner_own, inner_keep;
+                for (const auto& [name, v] : sub_vars[g]) inner[name] = v;
+                for (std::size_t k = 0; k < g->inputs.size(); ++k) {
+                    const std::string v = new_var();
+                    h << ipad << "V " << v << " = std::move(" << in << "[" << k << "]);  // '"
+                      << comment_text(g->inputs[k].name) << "'\n";
+                    inner[g->inputs[k].name] = v;
+                    inner_own.insert(g->inputs[k].name);
+                }
+                for (const auto& o : g->outputs) inner_keep.insert(o.name);
+                emit_nodes(g->nodes, inner, inner_own, inner_keep, ipad);
+                h << ipad << "std::vector<V> " << res << ";\n";
+                for (std::size_t k = 0; k < g->outputs.size(); ++k) {
+                    const std::string& name = g->outputs[k].name;
+                    auto it = inner.find(name);
+                    if (it == inner.end())
+                        fail("burn-onnx: ", m.source, ": output '", name, "' of subgraph '",
+                             g->name, "' (", n.describe(), ") is never computed");
+                    bool again = false;
+                    for (std::size_t l = k + 1; l < g->outputs.size(); ++l)
+                        again = again || g->outputs[l].name == name;
+                    const bool move = inner_own.count(name) && !again;
+                    h << ipad << res << ".push_back("
+                      << (move ? "std::move(" + it->second + ")" : it->second) << ");  // output '"
+                      << comment_text(name) << "'\n";
+                }
+                h << ipad << "return " << res << ";\n";
+                h << pad << "    }}";
+            }
+            h << (subs.empty() ? "" : "}") << ");\n";
+            // Values of this scope last read by the subgraphs that just ran: released now.
+            for (const auto& name : captured)
+                if (own.count(name) && last_use.count(name) && last_use.at(name) == i)
+                    h << pad << "burn::onnx::gen::release(" << scope.at(name) << ");  // '"
+                      << comment_text(name) << "'\n";
+            for (std::size_t o = 0; o < n.outputs.size(); ++o) {
+                const std::string& out = n.outputs[o];
+                if (out.empty()) continue;
+                const std::string v = new_var();
+                const bool non_const = last_use.count(out) || (!top && keep.count(out));
+                h << pad << (non_const ? "V " : "const V ") << v << " = std::move(" << r << "[" << o
+                  << "]);\n";
+                scope[out] = v;
+                own.insert(out);
+            }
         }
-        const std::string r = "burn_r" + std::to_string(i);
-        h << "        auto " << r << " = burn::onnx::gen::run_node<B>(model_source, burn_nodes["
-          << i << "], " << opset << ", {" << args << "}, burn_device);\n";
-        for (std::size_t o = 0; o < n.outputs.size(); ++o) {
-            if (n.outputs[o].empty()) continue;
-            const std::string v = new_var();
-            h << "        " << (last_use.count(n.outputs[o]) ? "V " : "const V ") << v
-              << " = std::move(" << r << "[" << o << "]);\n";
-            expr[n.outputs[o]] = v;
-            movable.insert(n.outputs[o]);
-        }
-    }
+    };
+    emit_nodes(m.nodes, expr, movable, model_outputs, "        ");
     h << "        std::vector<V> burn_out;\n";
     for (const auto& vi : m.outputs) {
         auto it = expr.find(vi.name);
@@ -710,7 +822,8 @@ GeneratedFiles generate_files(const ModelDesc& m, const CodegenOptions& o) {
     h << "        static const std::vector<burn::onnx::Node> nodes = [] {\n";
     h << "            using burn::onnx::gen::node;\n";
     h << "            std::vector<burn::onnx::Node> n;\n";
-    for (const auto& n : m.nodes) {
+    for (const Node* np : table) {
+        const Node& n = *np;
         h << "            n.push_back(node(" << quote(n.op_type) << ", " << quote(n.name) << ", "
           << quote(n.domain) << ", {" << join(n.inputs, quote) << "}, {" << join(n.outputs, quote)
           << "}";

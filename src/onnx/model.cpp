@@ -258,10 +258,36 @@ ValueInfo convert_value_info(const ::onnx::ValueInfoProto& v) {
     return out;
 }
 
+/// The names defined so far in the graph being read and in the graphs around it: a subgraph's
+/// nodes may read, by name, the values of enclosing graphs defined before the node that holds it.
+struct Scope {
+    const std::set<std::string>* names;
+    const Scope* outer;
+    bool has(const std::string& name) const {
+        for (const Scope* s = this; s; s = s->outer)
+            if (s->names->count(name)) return true;
+        return false;
+    }
+};
+
+/// `what`: "node 'loop1' (Loop) attribute 'body'", for messages about the subgraph; `where`:
+/// " in attribute 'body' of node 'loop1' (Loop)", for messages about its nodes.
+std::shared_ptr<const GraphDesc> convert_subgraph(const Ctx& ctx, const ::onnx::GraphProto& g,
+                                                  const std::string& what, const std::string& where,
+                                                  const Scope& outer, std::size_t depth);
+
+/// `owner`: "node 'loop1' (Loop)" and where it is, for messages. `scope`: the names a subgraph
+/// attribute may read; `depth`: the nesting level of the graph that holds the node.
 Attribute convert_attribute(const Ctx& ctx, const ::onnx::AttributeProto& a,
-                            const std::string& where) {
+                            const std::string& owner, const Scope& scope, std::size_t depth) {
     using AP = ::onnx::AttributeProto;
-    const std::string what = where + " attribute '" + a.name() + "'";
+    const std::string what = owner + " attribute '" + a.name() + "'";
+    auto graph = [&] {
+        return GraphAttr{
+            a.g().name(),
+            convert_subgraph(ctx, a.g(), what, " in attribute '" + a.name() + "' of " + owner,
+                             scope, depth + 1)};
+    };
     switch (a.type()) {
         case AP::INT: return {a.i()};
         case AP::FLOAT: return {a.f()};
@@ -270,8 +296,12 @@ Attribute convert_attribute(const Ctx& ctx, const ::onnx::AttributeProto& a,
         case AP::FLOATS: return {std::vector<float>(a.floats().begin(), a.floats().end())};
         case AP::STRINGS: return {std::vector<std::string>(a.strings().begin(), a.strings().end())};
         case AP::TENSOR: return {convert_tensor(ctx, a.t(), what)};
-        case AP::GRAPH: return {GraphAttr{a.g().name()}};
-        case AP::GRAPHS: return {GraphAttr{a.name()}};
+        case AP::GRAPH: return {graph()};
+        case AP::GRAPHS: return {GraphAttr{a.name(), nullptr}};
+        case AP::SPARSE_TENSOR:
+        case AP::SPARSE_TENSORS:
+        case AP::TYPE_PROTO:
+        case AP::TYPE_PROTOS: return {OpaqueAttr{AP::AttributeType_Name(a.type())}};
         default: break;
     }
     // Attributes without a type (IR < 0.0.2 files) carry exactly one of the fields.
@@ -281,6 +311,7 @@ Attribute convert_attribute(const Ctx& ctx, const ::onnx::AttributeProto& a,
     if (a.ints_size()) return {std::vector<std::int64_t>(a.ints().begin(), a.ints().end())};
     if (a.floats_size()) return {std::vector<float>(a.floats().begin(), a.floats().end())};
     if (a.has_t()) return {convert_tensor(ctx, a.t(), what)};
+    if (a.has_g()) return {graph()};
     ctx.fail(what, " has type ", AP::AttributeType_Name(a.type()),
              ", which burn-cpp does not support");
 }
@@ -312,6 +343,96 @@ TypedData constant_value(const Ctx& ctx, const Node& node) {
     } else {
         ctx.fail(node.describe(), ": attribute '", key, "' (", attr.kind_name(),
                  ") is not supported (value, value_float(s) and value_int(s) are)");
+    }
+    return out;
+}
+
+/// Reads a graph's nodes in order: names them, converts their attributes (subgraphs included),
+/// checks that every input is defined before the node (in this graph or, for a subgraph, in an
+/// enclosing one) and that every output is new in this graph, and folds Constant nodes into
+/// `initializers`. `where` is empty for the model's graph and " in attribute 'body' of node
+/// 'loop1' (Loop)" for a subgraph; `defined` holds the names of this graph defined so far.
+void convert_nodes(const Ctx& ctx,
+                   const ::google::protobuf::RepeatedPtrField<::onnx::NodeProto>& protos,
+                   const std::string& where, std::set<std::string>& defined, const Scope* outer,
+                   std::size_t depth, std::vector<Node>& nodes,
+                   std::map<std::string, TypedData>& initializers) {
+    const Scope scope{&defined, outer};
+    int index = 0;
+    for (const auto& np : protos) {
+        Node n;
+        n.op_type = np.op_type();
+        n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+        n.name = np.name().empty() ? n.op_type + "_" + std::to_string(index) : np.name();
+        ++index;
+        if (n.op_type.empty()) ctx.fail("node ", index - 1, where, " has no op_type");
+        const std::string owner = n.describe() + where;
+        n.inputs.assign(np.input().begin(), np.input().end());
+        n.outputs.assign(np.output().begin(), np.output().end());
+        for (const auto& a : np.attribute()) {
+            if (a.name().empty()) ctx.fail(owner, " has an attribute without a name");
+            if (!a.ref_attr_name().empty())
+                ctx.fail(owner, ": attribute '", a.name(),
+                         "' refers to a function attribute, which is not supported");
+            n.attributes.insert_or_assign(a.name(), convert_attribute(ctx, a, owner, scope, depth));
+        }
+        for (const auto& in : n.inputs)
+            if (!in.empty() && !scope.has(in))
+                ctx.fail(owner, ": input '", in,
+                         outer ? "' is not produced by an earlier node, an initializer or an input "
+                                 "of this subgraph or of an enclosing graph"
+                               : "' is not produced by an earlier node, an initializer or a graph "
+                                 "input",
+                         " (the nodes must be in topological order)");
+        for (const auto& out : n.outputs) {
+            if (out.empty()) continue;
+            if (!defined.insert(out).second)
+                ctx.fail(owner, ": output '", out, "' is already defined");
+        }
+        if (n.op_type == "Constant" && n.domain.empty()) {
+            if (n.outputs.size() != 1 || n.outputs[0].empty())
+                ctx.fail(owner, " must have one output");
+            initializers[n.outputs[0]] = constant_value(ctx, n);
+            continue;
+        }
+        nodes.push_back(std::move(n));
+    }
+}
+
+std::shared_ptr<const GraphDesc> convert_subgraph(const Ctx& ctx, const ::onnx::GraphProto& g,
+                                                  const std::string& what, const std::string& where,
+                                                  const Scope& outer, std::size_t depth) {
+    if (depth > max_subgraph_depth)
+        ctx.fail(what, ": subgraphs are nested more than ", max_subgraph_depth, " levels deep");
+    auto out = std::make_shared<GraphDesc>();
+    out->name = g.name();
+    std::set<std::string> defined;
+    for (const auto& t : g.initializer()) {
+        if (t.name().empty()) ctx.fail(what, ": an initializer of the subgraph has no name");
+        if (!defined.insert(t.name()).second)
+            ctx.fail(what, ": initializer '", t.name(), "' of the subgraph is repeated");
+        out->initializers[t.name()] =
+            convert_tensor(ctx, t, "initializer '" + t.name() + "'" + where);
+    }
+    if (g.sparse_initializer_size() > 0)
+        ctx.fail(what, ": sparse initializers are not supported (", g.sparse_initializer_size(),
+                 " found)");
+    for (const auto& v : g.input()) {
+        if (v.name().empty()) ctx.fail(what, ": an input of the subgraph has no name");
+        if (!defined.insert(v.name()).second)
+            ctx.fail(what, ": input '", v.name(),
+                     "' of the subgraph is repeated or is also an initializer");
+        out->inputs.push_back(convert_value_info(v));
+    }
+    convert_nodes(ctx, g.node(), where, defined, &outer, depth, out->nodes, out->initializers);
+    const Scope scope{&defined, &outer};
+    for (const auto& v : g.output()) {
+        if (v.name().empty()) ctx.fail(what, ": an output of the subgraph has no name");
+        if (!scope.has(v.name()))
+            ctx.fail(what, ": output '", v.name(),
+                     "' of the subgraph is not produced by any of its nodes, initializers or "
+                     "inputs, nor by an enclosing graph");
+        out->outputs.push_back(convert_value_info(v));
     }
     return out;
 }
@@ -387,6 +508,7 @@ ElemType elem_type_of(DType d) {
 std::string_view Attribute::kind_name() const {
     static constexpr std::string_view names[] = {"int",    "float",   "string", "ints",
                                                  "floats", "strings", "tensor", "graph"};
+    if (const auto* o = std::get_if<OpaqueAttr>(&value)) return o->type;
     return names[value.index()];
 }
 
@@ -443,10 +565,42 @@ std::vector<std::string> Node::attr_strings(std::string_view key,
 const TypedData* Node::attr_tensor(std::string_view key) const {
     return typed_attr<TypedData>(*this, key, "tensor");
 }
+const GraphDesc* Node::attr_graph(std::string_view key) const {
+    const auto* v = typed_attr<GraphAttr>(*this, key, "graph");
+    if (v && !v->graph)
+        fail("onnx: ", describe(), ": attribute '", key, "' is a list of graphs, expected a graph");
+    return v ? v->graph.get() : nullptr;
+}
+std::vector<std::pair<std::string, const GraphDesc*>> Node::subgraphs() const {
+    std::vector<std::pair<std::string, const GraphDesc*>> out;
+    for (const auto& [key, a] : attributes)
+        if (const auto* g = std::get_if<GraphAttr>(&a.value); g && g->graph)
+            out.emplace_back(key, g->graph.get());
+    return out;
+}
 std::int64_t Node::require_int(std::string_view key) const {
     const auto* v = typed_attr<std::int64_t>(*this, key, "int");
     if (!v) fail("onnx: ", describe(), ": the required attribute '", key, "' is missing");
     return *v;
+}
+
+std::vector<std::string> GraphDesc::outer_names() const {
+    std::set<std::string> defined, seen;
+    for (const auto& v : inputs) defined.insert(v.name);
+    for (const auto& [name, _] : initializers) defined.insert(name);
+    std::vector<std::string> out;
+    auto use = [&](const std::string& name) {
+        if (!name.empty() && !defined.count(name) && seen.insert(name).second) out.push_back(name);
+    };
+    for (const auto& n : nodes) {
+        for (const auto& in : n.inputs) use(in);
+        for (const auto& [_, g] : n.subgraphs())
+            for (const auto& name : g->outer_names()) use(name);
+        for (const auto& o : n.outputs)
+            if (!o.empty()) defined.insert(o);
+    }
+    for (const auto& o : outputs) use(o.name);
+    return out;
 }
 
 std::string ValueInfo::describe() const {
@@ -472,7 +626,8 @@ ModelDesc parse_model(std::span<const std::uint8_t> bytes, const std::filesystem
     ::onnx::ModelProto proto;
     if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
         ctx.fail("not a valid ONNX model (protobuf parsing failed on ", bytes.size(),
-                 " bytes: truncated or not an .onnx file)");
+                 " bytes: truncated, not an .onnx file, or messages nested more than protobuf's "
+                 "limit of 100 deep)");
     if (!proto.has_graph()) ctx.fail("the model has no graph");
     if (proto.ir_version() <= 0) ctx.fail("the model has no IR version");
 
@@ -504,41 +659,7 @@ ModelDesc parse_model(std::span<const std::uint8_t> bytes, const std::filesystem
     }
     for (const auto& v : g.output()) m.outputs.push_back(convert_value_info(v));
 
-    int index = 0;
-    for (const auto& np : g.node()) {
-        Node n;
-        n.op_type = np.op_type();
-        n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
-        n.name = np.name().empty() ? n.op_type + "_" + std::to_string(index) : np.name();
-        ++index;
-        if (n.op_type.empty()) ctx.fail("node ", index - 1, " has no op_type");
-        n.inputs.assign(np.input().begin(), np.input().end());
-        n.outputs.assign(np.output().begin(), np.output().end());
-        for (const auto& a : np.attribute()) {
-            if (a.name().empty()) ctx.fail(n.describe(), " has an attribute without a name");
-            if (!a.ref_attr_name().empty())
-                ctx.fail(n.describe(), ": attribute '", a.name(),
-                         "' refers to a function attribute, which is not supported");
-            n.attributes.insert_or_assign(a.name(), convert_attribute(ctx, a, n.describe()));
-        }
-        for (const auto& in : n.inputs)
-            if (!in.empty() && !defined.count(in))
-                ctx.fail(n.describe(), ": input '", in,
-                         "' is not produced by an earlier node, an initializer or a graph input "
-                         "(the nodes must be in topological order)");
-        for (const auto& out : n.outputs) {
-            if (out.empty()) continue;
-            if (!defined.insert(out).second)
-                ctx.fail(n.describe(), ": output '", out, "' is already defined");
-        }
-        if (n.op_type == "Constant" && n.domain.empty()) {
-            if (n.outputs.size() != 1 || n.outputs[0].empty())
-                ctx.fail(n.describe(), " must have one output");
-            m.initializers[n.outputs[0]] = constant_value(ctx, n);
-            continue;
-        }
-        m.nodes.push_back(std::move(n));
-    }
+    convert_nodes(ctx, g.node(), "", defined, nullptr, 0, m.nodes, m.initializers);
     for (const auto& o : m.outputs)
         if (!defined.count(o.name))
             ctx.fail("graph output '", o.name,

@@ -3,22 +3,27 @@
 // into this target): arbitrary bytes given to parse_model must either load or throw burn::Error;
 // they must never crash, hang, read out of bounds (ASan) or trigger undefined behaviour (UBSan) in
 // burn-cpp's code. A model that loads must keep the loader's promises: every value a node reads
-// is a graph input, an initializer or the output of an earlier node; every initializer's bytes
-// fill its shape. External data is resolved against an empty folder of this process, so a model
-// that names an external file is refused without reading outside it. libonnx and protobuf are
-// Debian's uninstrumented libraries: a crash inside them is reported too. Run with
-// tests/fuzz/run.sh.
+// is a graph input, an initializer or the output of an earlier node, of its graph or, in a
+// subgraph (If, Loop, Scan), of an enclosing graph; subgraphs nest at most max_subgraph_depth
+// deep; every initializer's bytes fill its shape. The structure checks of control-flow nodes
+// (check_control_flow) run on every node and may only refuse with burn::Error. External data is
+// resolved against an empty folder of this process, so a model that names an external file is
+// refused without reading outside it. libonnx and protobuf are Debian's uninstrumented libraries: a
+// crash inside them is reported too. Run with tests/fuzz/run.sh.
 #include <unistd.h>
 
 #include <burn/onnx/model.hpp>
+#include <burn/onnx/ops_control.hpp>
 #include <burn/tensor/error.hpp>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace {
 namespace fs = std::filesystem;
@@ -42,6 +47,55 @@ const fs::path& base_dir() {
     return dir;
 }
 
+/// The names visible in a graph being checked: its own, then the enclosing graphs'.
+struct Scope {
+    std::set<std::string> names;
+    const Scope* outer = nullptr;
+    bool has(const std::string& n) const {
+        for (const Scope* s = this; s; s = s->outer)
+            if (s->names.count(n)) return true;
+        return false;
+    }
+};
+
+void check_initializers(const std::map<std::string, burn::onnx::TypedData>& inits, Scope& scope) {
+    for (const auto& [name, value] : inits) {
+        scope.names.insert(name);
+        const auto& d = value.data;
+        if (d.dtype != burn::DType::QInt8 &&
+            d.bytes().size() != d.shape.num_elements() * burn::dtype_size(d.dtype))
+            die("an initializer's bytes do not fill its shape", name);
+    }
+}
+
+/// Every value a node reads is defined before it, in its graph or an enclosing one (subgraphs
+/// included, at most max_subgraph_depth deep); the control-flow checks refuse with burn::Error.
+void check_nodes(const std::vector<burn::onnx::Node>& nodes, Scope& scope, std::int64_t opset,
+                 std::size_t depth) {
+    if (depth > burn::onnx::max_subgraph_depth) die("subgraphs nested deeper than the limit");
+    for (const auto& node : nodes) {
+        for (const auto& in : node.inputs)
+            if (!in.empty() && !scope.has(in))
+                die("a loaded model reads a value defined nowhere before it", node.describe());
+        for (const auto& [key, g] : node.subgraphs()) {
+            Scope inner{{}, &scope};
+            for (const auto& in : g->inputs) inner.names.insert(in.name);
+            check_initializers(g->initializers, inner);
+            check_nodes(g->nodes, inner, opset, depth + 1);
+            for (const auto& out : g->outputs)
+                if (!inner.has(out.name)) die("a subgraph output is defined nowhere", out.name);
+            for (const auto& name : g->outer_names())
+                if (!scope.has(name)) die("a subgraph reads an outer value defined nowhere", name);
+        }
+        try {
+            burn::onnx::check_control_flow(node, opset);
+        } catch (const burn::Error&) {
+            // a malformed If, Loop or Scan: refused with a message
+        }
+        for (const auto& out : node.outputs) scope.names.insert(out);
+    }
+}
+
 void check(std::span<const std::uint8_t> bytes) {
     burn::onnx::ModelDesc model;
     try {
@@ -49,23 +103,12 @@ void check(std::span<const std::uint8_t> bytes) {
     } catch (const burn::Error&) {
         return;  // refused with a message: the expected outcome for most inputs
     }
-    std::set<std::string> defined;
-    for (const auto& in : model.inputs) defined.insert(in.name);
-    for (const auto& [name, value] : model.initializers) {
-        defined.insert(name);
-        const auto& d = value.data;
-        if (d.dtype != burn::DType::QInt8 &&
-            d.bytes().size() != d.shape.num_elements() * burn::dtype_size(d.dtype))
-            die("an initializer's bytes do not fill its shape", name);
-    }
-    for (const auto& node : model.nodes) {
-        for (const auto& in : node.inputs)
-            if (!in.empty() && defined.count(in) == 0)
-                die("a loaded model reads a value defined nowhere before it", node.describe());
-        for (const auto& out : node.outputs) defined.insert(out);
-    }
+    Scope scope;
+    for (const auto& in : model.inputs) scope.names.insert(in.name);
+    check_initializers(model.initializers, scope);
+    check_nodes(model.nodes, scope, model.opset, 0);
     for (const auto& out : model.outputs)
-        if (defined.count(out.name) == 0) die("a graph output is defined nowhere", out.name);
+        if (!scope.has(out.name)) die("a graph output is defined nowhere", out.name);
 }
 }  // namespace
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "codegen_cases.inc"  // #include "<model>.hpp" for every generated model
+#include "control_flow.hpp"   // tests/fixtures/onnx_control/control_flow.onnx
 #include "train_mnist.hpp"    // examples/onnx-inference/mnist.onnx
 
 namespace fs = std::filesystem;
@@ -109,6 +110,59 @@ TEST(OnnxCodegen, TypedForwardWithSeveralOutputs) {
     EXPECT_EQ(c.to_data().to_vec<float>(), (std::vector<float>{5, 6}));
 }
 
+// Control flow in generated code: If, Loop and Scan whose subgraphs are lambdas reading outer
+// values (the Loop's body reads the parameter w two levels up; the else branch returns the outer
+// input x) give the values computed by hand and those of Graph<B>.
+TEST(OnnxCodegen, ControlFlowSubgraphsRunAsLambdas) {
+    using burn::Shape;
+    using burn::TensorData;
+    using burn::onnx::ElemType;
+    const auto model = ControlFlow<B>::from_file(BURN_ONNX_CONTROL_FLOW_RECORD);
+    EXPECT_EQ(model.num_params(), 5u);  // w [3], read only by the Loop's body, and s0 [2]
+    const auto graph = burn::onnx::Graph<B>::load(ControlFlow<B>::model_source);
+    const TensorData x(std::vector<float>{1, 2, 3, 4, 5, 6}, Shape{2, 3});
+    struct Case {
+        bool flag;
+        std::int64_t n;
+        std::vector<float> y, s, cums;
+    };
+    // y = flag ? x + n w : x; cums: running sums of y's columns from the last one.
+    const Case cases[] = {
+        {true, 2, {3, 22, 203, 6, 25, 206}, {228, 237}, {203, 225, 228, 206, 231, 237}},
+        {false, 2, {1, 2, 3, 4, 5, 6}, {6, 15}, {3, 5, 6, 6, 11, 15}},
+        {true, 0, {1, 2, 3, 4, 5, 6}, {6, 15}, {3, 5, 6, 6, 11, 15}}};
+    for (const auto& c : cases) {
+        SCOPED_TRACE(std::string("flag ") + (c.flag ? "true" : "false") + ", n " +
+                     std::to_string(c.n));
+        const auto flag =
+            Value<B>::from_data(TensorData(std::vector<bool>{c.flag}, Shape{}), ElemType::Bool, {});
+        const auto n = Value<B>::from_data(TensorData(std::vector<std::int64_t>{c.n}, Shape{}),
+                                           ElemType::Int64, {});
+        const auto got =
+            model.forward_values({flag, n, Value<B>::from_data(x, ElemType::Float, {})});
+        const auto ref = graph.run({flag, n, Value<B>::from_data(x, ElemType::Float, {})});
+        ASSERT_EQ(got.size(), 3u);
+        EXPECT_EQ(got[0].to_data().to_vec<float>(), c.y);
+        EXPECT_EQ(got[1].to_data().to_vec<float>(), c.s);
+        EXPECT_EQ(got[2].to_data().to_vec<float>(), c.cums);
+        EXPECT_EQ(got[2].shape(), (Shape{2, 3}));
+        for (std::size_t o = 0; o < got.size(); ++o)
+            EXPECT_EQ(got[o].to_data().to_vec<float>(), ref[o].to_data().to_vec<float>())
+                << "output " << o << " differs from Graph<B>";
+        // The typed forward: flag and n are rank-0, so Value<B>s; the outputs are tensors.
+        const auto [y, s, cums] = model.forward(flag, n, burn::Tensor<B, 2>::from_data(x));
+        EXPECT_EQ(cums.to_data().to_vec<float>(), c.cums);
+    }
+    // The header holds the subgraphs as lambdas given to the control-flow nodes.
+    burn::onnx::CodegenOptions o;
+    o.name = "ControlFlow";
+    const auto f = burn::onnx::generate_files(
+        burn::onnx::load_model(ControlFlow<B>::model_source, burn::onnx::ShapeInference::On), o);
+    EXPECT_NE(f.header.find("{{\"body\", [&](std::vector<V> burn_in"), std::string::npos);
+    EXPECT_NE(f.header.find("burn::onnx::gen::run_subgraph_node<B>("), std::string::npos);
+    EXPECT_NE(f.header.find("burn::onnx::gen::signature(\"add_w\""), std::string::npos);
+}
+
 // Input checks: wrong rank or fixed dim, naming the model input.
 TEST(OnnxCodegen, ForwardChecksInputs) {
     const auto model = TrainMnist<B>::from_file(BURN_ONNX_TRAIN_MNIST_RECORD);
@@ -188,7 +242,7 @@ TEST(OnnxCodegen, GeneratorErrors) {
     in.name = "x";
     in.type = burn::onnx::ElemType::Float;
     m.inputs.push_back(in);
-    for (const char* op : {"Loop", "Relu", "NonMaxSuppression"}) {
+    for (const char* op : {"Unique", "Relu", "NonMaxSuppression"}) {
         burn::onnx::Node n;
         n.op_type = op;
         n.name = std::string("n_") + op;
@@ -204,13 +258,33 @@ TEST(OnnxCodegen, GeneratorErrors) {
         FAIL() << "no error";
     } catch (const burn::Error& e) {
         EXPECT_NE(std::string(e.what()).find(
-                      "bad.onnx: 2 nodes use unsupported ops: Loop (node 'n_Loop', opset 13), "
+                      "bad.onnx: 2 nodes use unsupported ops: Unique (node 'n_Unique', opset 13), "
                       "NonMaxSuppression (node 'n_NonMaxSuppression', opset 13)"),
                   std::string::npos)
             << e.what();
     }
     m.nodes.erase(m.nodes.begin());
     m.nodes.pop_back();
+    // A control-flow node is checked against its subgraphs: a Loop without its body.
+    {
+        auto bad = m;
+        burn::onnx::Node loop;
+        loop.op_type = "Loop";
+        loop.name = "loop1";
+        loop.inputs = {"", "x", "x"};
+        loop.outputs = {"z"};
+        bad.nodes.push_back(loop);
+        try {
+            (void)burn::onnx::generate_files(bad, o);
+            FAIL() << "no error";
+        } catch (const burn::Error& e) {
+            EXPECT_NE(
+                std::string(e.what()).find("burn-onnx: bad.onnx: node 'loop1' (Loop): onnx::Loop: "
+                                           "the required graph attribute 'body' is missing"),
+                std::string::npos)
+                << e.what();
+        }
+    }
     o.name = "1bad";
     EXPECT_THROW((void)burn::onnx::generate_files(m, o), burn::Error);
     o.name = "Good";

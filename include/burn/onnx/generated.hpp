@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // What the headers written by the ONNX code generator (`burn-onnx`, burn/onnx/codegen.hpp) call:
 // one node is run through the op registry (burn/onnx/registry.hpp), the same per-op functions
-// that burn::onnx::Graph<B> dispatches to; tensors and parameters become Value<B>s and back.
-// Not meant to be used by hand.
+// that burn::onnx::Graph<B> dispatches to; tensors and parameters become Value<B>s and back. The
+// subgraphs of If, Loop and Scan are lambdas of the generated forward_values, given to the node
+// as its SubgraphFns. Not meant to be used by hand.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -56,26 +58,89 @@ TypedData typed(std::string name, ElemType type, std::vector<E> values,
 inline constexpr double inf = std::numeric_limits<double>::infinity();
 inline constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
-/// Runs `n` (at `opset`) on `inputs` through the op registry. Errors name the model and node.
+/// The declaration of a subgraph input or output (`dims`: -1 for an unknown dim).
+inline ValueInfo value_info(std::string name, ElemType type, std::vector<std::int64_t> dims,
+                            bool has_shape) {
+    ValueInfo v;
+    v.name = std::move(name);
+    v.type = type;
+    v.dim_names.resize(dims.size());
+    v.dims = std::move(dims);
+    v.has_shape = has_shape;
+    return v;
+}
+
+/// A graph attribute as the node table holds it: the subgraph's name and the declarations of its
+/// inputs and outputs (its nodes are the statements of a lambda of forward_values).
+inline GraphAttr signature(std::string name, std::vector<ValueInfo> inputs,
+                           std::vector<ValueInfo> outputs) {
+    auto g = std::make_shared<GraphDesc>();
+    g->name = name;
+    g->inputs = std::move(inputs);
+    g->outputs = std::move(outputs);
+    return GraphAttr{std::move(name), std::move(g)};
+}
+
+namespace detail {
+/// Runs `n` through the op registry; errors start with `prefix` (empty inside a subgraph: the
+/// control-flow op that runs it says where).
 template <class B>
-std::vector<Value<B>> run_node(std::string_view model, const Node& n, std::int64_t opset,
-                               std::vector<ops::OptValue<B>> inputs,
-                               const typename B::Device& device) {
+std::vector<Value<B>> run(std::string_view prefix, const Node& n, std::int64_t opset,
+                          std::vector<ops::OptValue<B>>& inputs, const typename B::Device& device,
+                          const SubgraphFns<B>& subgraphs) {
     const auto* e = OpRegistry<B>::instance().find(n.domain, n.op_type, opset);
     if (!e)
-        ::burn::detail::fail("onnx generated model ", model, ": ", n.describe(), ": op ", n.op_type,
-                             " at opset ", opset, " is not in the op registry");
+        ::burn::detail::fail(prefix, n.describe(), ": op ", n.op_type, " at opset ", opset,
+                             " is not in the op registry");
     std::vector<Value<B>> outs;
     try {
-        outs = e->fn(OpContext<B>{n, std::span<const ops::OptValue<B>>(inputs), opset, device});
+        outs = e->fn(OpContext<B>{n, std::span<const ops::OptValue<B>>(inputs), opset, device,
+                                  subgraphs.empty() ? nullptr : &subgraphs});
     } catch (const std::exception& ex) {
-        ::burn::detail::fail("onnx generated model ", model, ": ", n.describe(), ": ", ex.what());
+        ::burn::detail::fail(prefix, n.describe(), ": ", ex.what());
     }
     for (std::size_t o = 0; o < n.outputs.size(); ++o)
         if (!n.outputs[o].empty() && o >= outs.size())
-            ::burn::detail::fail("onnx generated model ", model, ": ", n.describe(), ": output ", o,
-                                 " ('", n.outputs[o], "') is not produced by this op");
+            ::burn::detail::fail(prefix, n.describe(), ": output ", o, " ('", n.outputs[o],
+                                 "') is not produced by this op");
     return outs;
+}
+}  // namespace detail
+
+/// Runs `n` (at `opset`) on `inputs` through the op registry; a control-flow node gets its
+/// subgraphs as lambdas. Errors name the model and node.
+template <class B>
+std::vector<Value<B>> run_node(std::string_view model, const Node& n, std::int64_t opset,
+                               std::vector<ops::OptValue<B>> inputs,
+                               const typename B::Device& device, SubgraphFns<B> subgraphs = {}) {
+    const std::string prefix = "onnx generated model " + std::string(model) + ": ";
+    return detail::run(prefix, n, opset, inputs, device, subgraphs);
+}
+
+/// The same for a node of a subgraph: errors name the node; the control-flow op running the
+/// subgraph adds where it is.
+template <class B>
+std::vector<Value<B>> run_subgraph_node(const Node& n, std::int64_t opset,
+                                        std::vector<ops::OptValue<B>> inputs,
+                                        const typename B::Device& device,
+                                        SubgraphFns<B> subgraphs = {}) {
+    return detail::run("", n, opset, inputs, device, subgraphs);
+}
+
+/// Releases a value after its last use (one that subgraphs read by reference, so that the node
+/// running them could not take it with std::move).
+template <class B>
+void release(Value<B>& v) {
+    [[maybe_unused]] const Value<B> released = std::move(v);
+}
+
+/// Checks the number of values given to a subgraph's lambda.
+template <class B>
+void check_subgraph_inputs(const std::vector<Value<B>>& in, std::size_t n, const Node& node,
+                           std::string_view key) {
+    if (in.size() != n)
+        ::burn::detail::fail(node.describe(), ": the subgraph of attribute '", key, "' takes ", n,
+                             " inputs, given ", in.size());
 }
 
 /// A tensor as a value of ONNX type `type`.

@@ -12,10 +12,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -72,18 +74,31 @@ struct TypedData {
     TensorData data;
 };
 
-/// A graph-valued attribute (If/Loop/Scan bodies). Subgraphs are not executed; only the name is
-/// kept, for messages.
+struct GraphDesc;
+
+/// A graph-valued attribute: the branches of If, the bodies of Loop and Scan. `graph` is the
+/// subgraph as read from the file (shared, never modified); it is null for a list of graphs
+/// (AttributeProto GRAPHS, which no supported op uses), of which only the name is kept.
 struct GraphAttr {
-    std::string name;
+    std::string name;  ///< the subgraph's name in the file (the attribute's name for a list)
+    std::shared_ptr<const GraphDesc> graph;
+};
+
+/// An attribute of a type that no supported op reads (TYPE_PROTO of Optional and SequenceEmpty,
+/// SPARSE_TENSOR, ...): only the type's name is kept, so that the model still loads and its
+/// unsupported ops are reported all at once.
+struct OpaqueAttr {
+    std::string type;  ///< "TYPE_PROTO", "SPARSE_TENSOR", ...
 };
 
 /// One node attribute, converted from AttributeProto.
 struct Attribute {
     using Value = std::variant<std::int64_t, float, std::string, std::vector<std::int64_t>,
-                               std::vector<float>, std::vector<std::string>, TypedData, GraphAttr>;
+                               std::vector<float>, std::vector<std::string>, TypedData, GraphAttr,
+                               OpaqueAttr>;
     Value value;
-    /// "int", "float", "string", "ints", "floats", "strings", "tensor", "graph".
+    /// "int", "float", "string", "ints", "floats", "strings", "tensor", "graph", or the type of
+    /// an OpaqueAttr ("TYPE_PROTO").
     std::string_view kind_name() const;
 };
 
@@ -110,6 +125,11 @@ struct Node {
     std::vector<std::string> attr_strings(std::string_view key,
                                           std::vector<std::string> def = {}) const;
     const TypedData* attr_tensor(std::string_view key) const;
+    /// The subgraph of a graph attribute, or nullptr when absent; burn::Error naming the node when
+    /// the attribute has another type or is a list of graphs.
+    const GraphDesc* attr_graph(std::string_view key) const;
+    /// Every graph attribute of the node (name and subgraph), in attribute-name order.
+    std::vector<std::pair<std::string, const GraphDesc*>> subgraphs() const;
     /// Present with the given kind, else burn::Error naming the node.
     std::int64_t require_int(std::string_view key) const;
 
@@ -131,6 +151,26 @@ struct ValueInfo {
     std::string describe() const;
 };
 
+/// A subgraph (the body of If, Loop or Scan). Its nodes read its inputs, its initializers, the
+/// outputs of its earlier nodes and, by name, any value of the enclosing graphs defined before the
+/// node that holds the subgraph (lexical scoping; a name defined here hides an outer one).
+struct GraphDesc {
+    std::string name;
+    std::vector<ValueInfo> inputs;  ///< bound by the op at each run (Loop: iteration, cond, ...)
+    std::vector<ValueInfo> outputs;
+    std::map<std::string, TypedData> initializers;  ///< initializers and Constant nodes' values
+    std::vector<Node> nodes;  ///< in topological order, Constant nodes removed
+    /// The names the graph reads from enclosing graphs (its nested subgraphs' included), in order
+    /// of first use: what an executor must keep alive until the node that holds the graph has run.
+    std::vector<std::string> outer_names() const;
+};
+
+/// The most deeply subgraphs may be nested (a Loop in an If in a Loop ... counts one level each);
+/// deeper files are refused at loading with a burn::Error saying so. Protobuf's own limit of 100
+/// nested messages (three per level: graph, node, attribute; a few more inside a graph) refuses
+/// files nested about 31 levels deep or more before this check, as files it cannot parse.
+inline constexpr std::size_t max_subgraph_depth = 24;
+
 /// A whole model, ready to be executed.
 struct ModelDesc {
     std::string source;  ///< the file path, or "<bytes>"
@@ -146,6 +186,12 @@ struct ModelDesc {
     /// Empty when ONNX shape inference succeeded, else its message (the model still loads: shapes
     /// are known at run time).
     std::string shape_inference_error;
+
+    /// The opset a node of `domain` runs at: that domain's import, else the default domain's.
+    std::int64_t opset_for(std::string_view domain) const {
+        auto it = opsets.find(std::string(domain));
+        return it != opsets.end() ? it->second : opset;
+    }
 };
 
 /// Size limit of a model file (protobuf's 2 GiB message limit; larger weights use external data).

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The table from ONNX op types to the op library: each entry reads the node's attributes (and the
 // opset-dependent attribute-or-input forms), calls burn::onnx::ops and returns the outputs.
-// burn::onnx::Graph<B> dispatches through it; supported_ops() prints it.
+// burn::onnx::Graph<B> and generated code dispatch through it; supported_ops() prints it. The
+// control-flow entries (If, Loop, Scan) run the node's subgraphs through the callables that the
+// front end gives them (OpContext::subgraphs).
 #pragma once
 
 #include <cstdint>
@@ -14,17 +16,20 @@
 
 #include "burn/onnx/model.hpp"
 #include "burn/onnx/ops.hpp"
+#include "burn/onnx/ops_control.hpp"
 
 namespace burn::onnx {
 
 /// What an op implementation sees: the node, its input values (empty for omitted optional
-/// inputs), the model's opset and the device.
+/// inputs), the model's opset, the device and, for control-flow nodes, a callable per graph
+/// attribute that runs the subgraph in the node's scope.
 template <class B>
 struct OpContext {
     const Node& node;
     std::span<const ops::OptValue<B>> inputs;
     std::int64_t opset;
     typename B::Device device;
+    const SubgraphFns<B>* subgraphs = nullptr;
 
     std::size_t num_inputs() const { return inputs.size(); }
     bool has(std::size_t i) const { return i < inputs.size() && inputs[i].has_value(); }
@@ -53,6 +58,21 @@ struct OpContext {
     }
     std::size_t num_outputs() const { return node.outputs.size(); }
     bool wants(std::size_t i) const { return i < node.outputs.size() && !node.outputs[i].empty(); }
+    /// The subgraph of graph attribute `key` with the callable that runs it.
+    ops::Subgraph<B> graph(std::string_view key) const {
+        const GraphDesc* g = node.attr_graph(key);
+        if (!g)
+            ::burn::detail::fail("onnx: ", node.describe(), ": the required graph attribute '", key,
+                                 "' is missing");
+        const auto it =
+            subgraphs ? subgraphs->find(key) : typename SubgraphFns<B>::const_iterator{};
+        if (!subgraphs || it == subgraphs->end())
+            ::burn::detail::fail("onnx: ", node.describe(),
+                                 ": no runner was given for the subgraph '", g->name,
+                                 "' of attribute '", key,
+                                 "' (control-flow nodes run through Graph<B> or generated code)");
+        return {*g, it->second};
+    }
 };
 
 /// One supported op: its type, domain and the opsets it is implemented for.
@@ -95,6 +115,49 @@ public:
 private:
     std::map<std::string, Entry> entries_;
 };
+
+/// Calls `fn(node, where)` for every node of `nodes` and, depth first, of their subgraphs. `where`
+/// is empty for `nodes` themselves and locates a subgraph's node for messages: " in attribute
+/// 'body' of node 'loop1' (Loop)", the enclosing nodes appended.
+template <class F>
+void for_each_node(const std::vector<Node>& nodes, const F& fn, const std::string& where = {}) {
+    for (const auto& n : nodes) {
+        fn(n, where);
+        for (const auto& [key, g] : n.subgraphs())
+            for_each_node(g->nodes, fn, " in attribute '" + key + "' of " + n.describe() + where);
+    }
+}
+
+/// Checks every node of the model, those of subgraphs included, against `reg`: one burn::Error
+/// ("<prefix>: 2 nodes use unsupported ops: Foo (node 'a', opset 13), Bar (node 'b' in attribute
+/// 'body' of node 'loop1' (Loop), opset 13)") lists them all. Then checks the structure of every
+/// control-flow node (check_control_flow).
+template <class B>
+void check_model_ops(const OpRegistry<B>& reg, const ModelDesc& m, std::string_view prefix) {
+    std::string missing;
+    std::size_t count = 0;
+    for_each_node(m.nodes, [&](const Node& n, const std::string& where) {
+        const std::int64_t opset = m.opset_for(n.domain);
+        if (reg.find(n.domain, n.op_type, opset)) return;
+        missing += count ? ", " : "";
+        missing += n.op_type;
+        if (!n.domain.empty()) missing += " (domain " + n.domain + ")";
+        missing += " (node '" + n.name + "'" + where + ", opset " + std::to_string(opset) + ")";
+        ++count;
+    });
+    if (count)
+        ::burn::detail::fail(
+            prefix, ": ", count,
+            count == 1 ? " node uses an unsupported op: " : " nodes use unsupported ops: ",
+            missing);
+    for_each_node(m.nodes, [&](const Node& n, const std::string& where) {
+        try {
+            check_control_flow(n, m.opset_for(n.domain));
+        } catch (const std::exception& e) {
+            ::burn::detail::fail(prefix, ": ", n.describe(), where, ": ", e.what());
+        }
+    });
+}
 
 namespace detail {
 
@@ -599,6 +662,41 @@ void register_nn(OpRegistry<B>& r) {
     r.add("DynamicQuantizeLinear", [](C c) { return ops::dynamic_quantize_linear(c.in(0)); });
 }
 
+template <class B>
+void register_control_flow(OpRegistry<B>& r) {
+    using C = const OpContext<B>&;
+    r.add("If", [](C c) {
+        check_control_flow(c.node, c.opset);
+        return ops::if_(c.in(0), c.graph("then_branch"), c.graph("else_branch"));
+    });
+    r.add("Loop", [](C c) {
+        check_control_flow(c.node, c.opset);
+        std::vector<Value<B>> carried;
+        for (std::size_t i = 2; i < c.num_inputs(); ++i) carried.push_back(c.in(i));
+        return ops::loop(c.opt(0), c.opt(1), std::move(carried), c.graph("body"), c.device);
+    });
+    r.add(
+        "Scan",
+        [](C c) {
+            check_control_flow(c.node, c.opset);
+            const auto m = static_cast<std::size_t>(c.node.require_int("num_scan_inputs"));
+            const std::size_t first = c.opset < 9 ? 1 : 0;  // opset 8: sequence_lens
+            std::vector<Value<B>> state, inputs;
+            for (std::size_t i = first; i < c.num_inputs(); ++i)
+                (i + m < c.num_inputs() ? state : inputs).push_back(c.in(i));
+            if (c.opset < 9)
+                return ops::scan_batched(c.opt(0), std::move(state), inputs,
+                                         c.node.attr_ints("directions"), c.graph("body"), c.device);
+            ops::ScanAttrs a;
+            a.input_axes = c.node.attr_ints("scan_input_axes");
+            a.input_directions = c.node.attr_ints("scan_input_directions");
+            a.output_axes = c.node.attr_ints("scan_output_axes");
+            a.output_directions = c.node.attr_ints("scan_output_directions");
+            return ops::scan(std::move(state), inputs, a, c.graph("body"), c.device);
+        },
+        8);
+}
+
 }  // namespace detail
 
 template <class B>
@@ -609,6 +707,7 @@ const OpRegistry<B>& OpRegistry<B>::instance() {
         detail::register_shape(r);
         detail::register_reduce(r);
         detail::register_nn(r);
+        detail::register_control_flow(r);
         return r;
     }();
     return reg;
