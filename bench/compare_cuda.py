@@ -212,6 +212,35 @@ def _guide_infer(torch, dev, args, guide):
     return op, None
 
 
+TF_SEQ, TF_MODEL, TF_HEADS, TF_FF, TF_LAYERS = 256, 512, 8, 2048, 6
+
+
+def _transformer_train(amp):
+    """burn's BM_CudaTransformerTrainStep[Amp]: nn.TransformerEncoder (post-norm, GELU, dropout
+    0.1, batch_first), MSE loss, Adam lr 1e-4; `amp`: forward and loss under
+    torch.autocast("cuda", torch.bfloat16), parameters and Adam in f32."""
+    def make(torch, dev, args, guide):
+        import torch.nn.functional as F
+        (batch,) = args
+        torch.manual_seed(7)
+        layer = torch.nn.TransformerEncoderLayer(TF_MODEL, TF_HEADS, TF_FF, dropout=0.1,
+                                                 activation="gelu", batch_first=True)
+        model = torch.nn.TransformerEncoder(layer, TF_LAYERS,
+                                            enable_nested_tensor=False).to(dev).train()
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+        x = torch.rand(batch, TF_SEQ, TF_MODEL, device=dev)
+        target = torch.rand(batch, TF_SEQ, TF_MODEL, device=dev)
+
+        def op():
+            optimizer.zero_grad(set_to_none=True)
+            with torch.autocast(dev, dtype=torch.bfloat16, enabled=amp):
+                loss = F.mse_loss(model(x), target)
+            loss.backward()
+            optimizer.step()
+        return op, None
+    return make
+
+
 def _at(args, text):
     """The issue's target, which applies at its size only (burn's --small runs other sizes)."""
     return lambda a: text if tuple(a) == args else "(other size)"
@@ -264,6 +293,13 @@ CASES = {
                                     _at((64,), "Autodiff<Fusion<Cuda>> step: reported"), {}),
     "BM_CudaGuideInfer": ("ms", _guide_infer, "guide model, eval + no_grad, .cpu()",
                           _at((1,), "guide inference, batch 1, read back: ratio"), {}),
+    "BM_CudaTransformerTrainStep": ("ms", _transformer_train(False),
+                                    "nn.TransformerEncoder 6x512 train step, f32, Adam",
+                                    _at((32,), "(the f32 baseline of the AMP case)"), {}),
+    "BM_CudaTransformerTrainStepAmp": ("ms", _transformer_train(True),
+                                       "the same under torch.autocast(bfloat16)",
+                                       _at((32,), "AMP bf16: >= 2x burn's f32, >= 1.0x "
+                                           "PyTorch AMP"), {}),
 }
 COPY_RELATIVE = {"BM_CudaCopy", "BM_CudaCat", "BM_CudaAdd", "BM_CudaMulScalar", "BM_CudaExp",
                  "BM_CudaGeluCustom", "BM_CudaFusionGeluCustom"}

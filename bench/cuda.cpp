@@ -37,6 +37,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -411,6 +412,51 @@ void BM_CudaGuideInfer(benchmark::State& state) {
                                                      benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// ---- Transformer encoder training step (issue 22's AMP case): 6 post-norm layers, d_model 512,
+// 8 heads, d_ff 2048, GELU, dropout 0.1 (active), on [batch, 256, 512] inputs; MSE against a
+// fixed target, backward, Adam (lr 1e-4). BM_CudaTransformerTrainStep runs it in f32 (TF32 off),
+// BM_CudaTransformerTrainStepAmp with the forward and the loss in a burn::Autocast(BF16) scope:
+// parameters and Adam stay f32 (PyTorch: torch.autocast("cuda", torch.bfloat16)).
+constexpr std::size_t kTfSeq = 256, kTfModel = 512, kTfHeads = 8, kTfFf = 2048, kTfLayers = 6;
+
+void transformer_train_step(benchmark::State& state, std::optional<burn::DType> amp) {
+    if (!have_device(state)) return;
+    const auto batch = static_cast<std::size_t>(state.range(0));
+    AD::seed(7);
+    const Tf32Scope tf32(false);
+    auto model = burn::nn::TransformerEncoderConfig{.d_model = kTfModel,
+                                                    .d_ff = kTfFf,
+                                                    .n_heads = kTfHeads,
+                                                    .n_layers = kTfLayers,
+                                                    .dropout = 0.1}
+                     .init<AD>(kDevice);
+    auto optim = burn::optim::AdamConfig{}.init<AD, burn::nn::TransformerEncoder<AD>>();
+    const auto x = burn::Tensor<AD, 3>::random({batch, kTfSeq, kTfModel},
+                                               burn::Distribution::Default(), kDevice);
+    const auto target = burn::Tensor<AD, 3>::random({batch, kTfSeq, kTfModel},
+                                                    burn::Distribution::Default(), kDevice);
+    const burn::nn::MseLoss mse;
+    run_case(
+        state, nullptr, 0.0,
+        [&] {
+            auto loss = [&] {
+                burn::Autocast scope(amp.value_or(burn::DType::BF16), amp.has_value());
+                const auto y = model.forward(burn::nn::TransformerEncoderInput<AD>{x});
+                return mse.forward(y, target, burn::nn::Reduction::Mean);
+            }();
+            auto grads = loss.backward();
+            auto grads_params = burn::optim::GradientsParams<AD>::from_grads(grads, model);
+            model = optim.step(1e-4, model, std::move(grads_params));
+        },
+        1, 3);
+}
+void BM_CudaTransformerTrainStep(benchmark::State& state) {
+    transformer_train_step(state, std::nullopt);
+}
+void BM_CudaTransformerTrainStepAmp(benchmark::State& state) {
+    transformer_train_step(state, burn::DType::BF16);
+}
+
 void register_cases(bool small) {
     using benchmark::RegisterBenchmark;
     const std::int64_t elems = small ? (1 << 20) : (1 << 26);  // 64M f32: 256 MiB per tensor
@@ -450,6 +496,8 @@ void register_cases(bool small) {
     reg("BM_CudaGuideTrainStep", BM_CudaGuideTrainStep)->Arg(64);
     reg("BM_CudaFusionGuideTrainStep", BM_CudaFusionGuideTrainStep)->Arg(64);
     reg("BM_CudaGuideInfer", BM_CudaGuideInfer)->Arg(1)->Arg(64);
+    reg("BM_CudaTransformerTrainStep", BM_CudaTransformerTrainStep)->Arg(small ? 2 : 32);
+    reg("BM_CudaTransformerTrainStepAmp", BM_CudaTransformerTrainStepAmp)->Arg(small ? 2 : 32);
 }
 
 }  // namespace

@@ -22,10 +22,21 @@ using namespace ew;
     X(gelu, Gelu)              \
     X(sigmoid, Sigmoid)        \
     X(log_sigmoid, LogSigmoid) X(hard_sigmoid, HardSigmoid) X(leaky_relu, LeakyRelu)
-#define BURN_ACTIVATION_FLOATS(NAME, OP) \
-    BURN_ACTIVATION(NAME, OP, float, f32) BURN_ACTIVATION(NAME, OP, double, f64)
+/// f16 / bf16: the f32 formula on the loaded values, rounded once; f32 alpha and beta.
+#define BURN_ACTIVATION_HALF(NAME, OP, T, SFX)                                                 \
+    extern "C" __global__ void activation_##NAME##_##SFX(const T* a, Meta ma, T* o, i64 n,     \
+                                                         int dense, float alpha, float beta) { \
+        map1(a, ma, o, n, dense, halved<T>(OP<float>{alpha, beta}));                           \
+    }
+#define BURN_ACTIVATION_HALVES(NAME, OP) \
+    BURN_ACTIVATION_HALF(NAME, OP, h16, f16) BURN_ACTIVATION_HALF(NAME, OP, bh16, bf16)
+#define BURN_ACTIVATION_FLOATS(NAME, OP)  \
+    BURN_ACTIVATION(NAME, OP, float, f32) \
+    BURN_ACTIVATION(NAME, OP, double, f64) BURN_ACTIVATION_HALVES(NAME, OP)
 BURN_ACTIVATION_OPS(BURN_ACTIVATION_FLOATS)
 #undef BURN_ACTIVATION_FLOATS
+#undef BURN_ACTIVATION_HALVES
+#undef BURN_ACTIVATION_HALF
 #undef BURN_ACTIVATION
 
 // ------------------------------------------------------------------------------------------------
@@ -41,11 +52,19 @@ BURN_ACTIVATION_OPS(BURN_ACTIVATION_FLOATS)
     X(relu, ReluBackward, true)         \
     X(gelu, GeluBackward, false)        \
     X(sigmoid, SigmoidBackward, true) X(log_sigmoid, LogSigmoidBackward, false)
-#define BURN_ACTIVATION_BACKWARD_FLOATS(NAME, OP, VEC)  \
-    BURN_ACTIVATION_BACKWARD(NAME, OP, float, f32, VEC) \
-    BURN_ACTIVATION_BACKWARD(NAME, OP, double, f64, VEC)
+#define BURN_ACTIVATION_BACKWARD_HALF(NAME, OP, T, SFX, VEC)                \
+    extern "C" __global__ void activation_backward_##NAME##_##SFX(          \
+        const T* a, Meta ma, const T* g, Meta mg, T* o, i64 n, int dense) { \
+        map2<VEC>(a, ma, g, mg, o, n, dense, halved<T>(OP<float>{}));       \
+    }
+#define BURN_ACTIVATION_BACKWARD_FLOATS(NAME, OP, VEC)     \
+    BURN_ACTIVATION_BACKWARD(NAME, OP, float, f32, VEC)    \
+    BURN_ACTIVATION_BACKWARD(NAME, OP, double, f64, VEC)   \
+    BURN_ACTIVATION_BACKWARD_HALF(NAME, OP, h16, f16, VEC) \
+    BURN_ACTIVATION_BACKWARD_HALF(NAME, OP, bh16, bf16, VEC)
 BURN_ACTIVATION_BACKWARD_OPS(BURN_ACTIVATION_BACKWARD_FLOATS)
 #undef BURN_ACTIVATION_BACKWARD_FLOATS
+#undef BURN_ACTIVATION_BACKWARD_HALF
 #undef BURN_ACTIVATION_BACKWARD
 
 // ------------------------------------------------------------------------------------------------

@@ -44,6 +44,27 @@ __device__ __forceinline__ bh16 from_f32<bh16>(float f) {
     return h;
 }
 
+/// The type a storage type T computes in: f32 for the half types (loaded exactly, results
+/// rounded to nearest even once), T itself for the others.
+template <class T>
+struct Val {
+    typedef T V;
+    static __device__ __forceinline__ T ld(T x) { return x; }
+    static __device__ __forceinline__ T st(T x) { return x; }
+};
+template <>
+struct Val<h16> {
+    typedef float V;
+    static __device__ __forceinline__ float ld(h16 x) { return to_f32(x); }
+    static __device__ __forceinline__ h16 st(float x) { return from_f32<h16>(x); }
+};
+template <>
+struct Val<bh16> {
+    typedef float V;
+    static __device__ __forceinline__ float ld(bh16 x) { return to_f32(x); }
+    static __device__ __forceinline__ bh16 st(float x) { return from_f32<bh16>(x); }
+};
+
 /// A strided view (backends/cuda/src/ops_common.hpp's Meta): element (c_0, .., c_{rank-1}) is at
 /// sum(c_d * strides[d]) from the pointer given with it.
 struct Meta {
@@ -85,6 +106,8 @@ __device__ __forceinline__ void burn_report_error(u32* word, u32 tag, u32 kind) 
 #define BURN_FOR_INTS(X) X(i32, i32) X(i64, i64)
 #define BURN_FOR_NUMBERS(X) BURN_FOR_FLOATS(X) BURN_FOR_INTS(X)
 #define BURN_FOR_ALL(X) BURN_FOR_NUMBERS(X) X(u8, bool)
+/// The half types (storage only: their kernels compute in f32 through Val).
+#define BURN_FOR_HALVES(X) X(h16, f16) X(bh16, bf16)
 
 /// Float helpers overloaded for float and double.
 __device__ __forceinline__ bool burn_isnan(float v) { return v != v; }

@@ -11,6 +11,10 @@
 // operand is a plain dense array of n elements (vectorised path); otherwise each operand is read
 // through its Meta, which the host gives broadcast to the output shape. Outputs are dense.
 // Names: <kernel>_<dtype> or <kernel>_<op>_<dtype>.
+//
+// f16 and bf16 (h16 / bh16 storage) have the float kernels' families too: each reads the half
+// values exactly, computes the f32 functor and rounds the result once (ew::halved), which is what
+// f32 kernels between casts compute, in one pass; their scalars are f32.
 #include "ops.cuh"
 
 using namespace ew;
@@ -24,6 +28,7 @@ using namespace ew;
     extern "C" __global__ void fill_##SFX(T* o, i64 n, T v) { \
         generate(o, n, [=](i64) { return v; });               \
     }
+BURN_FILL(i16, i16)
 BURN_FILL(i32, i32)
 BURN_FILL(i64, i64)
 #undef BURN_FILL
@@ -136,6 +141,13 @@ struct Basic {
     }
 BURN_FOR_NUMBERS(BURN_UNARY_BASIC)
 #undef BURN_UNARY_BASIC
+#define BURN_UNARY_BASIC_HALF(T, SFX)                                                         \
+    extern "C" __global__ void unary_basic_##SFX(const T* a, Meta ma, T* o, i64 n, int dense, \
+                                                 int op) {                                    \
+        map1(a, ma, o, n, dense, halved<T>(Basic<float>{op}));                                \
+    }
+BURN_FOR_HALVES(BURN_UNARY_BASIC_HALF)
+#undef BURN_UNARY_BASIC_HALF
 
 /// The transcendental maps: one kernel each (their own register budgets).
 #define BURN_UNARY(NAME, OP, T, SFX)                                                               \
@@ -144,24 +156,34 @@ BURN_FOR_NUMBERS(BURN_UNARY_BASIC)
     }
 #define BURN_FLOAT_UNARY_OPS(X) \
     X(exp, Exp) X(log, Log) X(log1p, Log1p) X(erf, Erf) X(sin, Sin) X(cos, Cos) X(tanh, Tanh)
+#define BURN_UNARY_HALF(NAME, OP, T, SFX)                                                          \
+    extern "C" __global__ void unary_##NAME##_##SFX(const T* a, Meta ma, T* o, i64 n, int dense) { \
+        map1(a, ma, o, n, dense, halved<T>(OP<float>{}));                                          \
+    }
+#define BURN_UNARY_HALVES(NAME, OP) \
+    BURN_UNARY_HALF(NAME, OP, h16, f16) BURN_UNARY_HALF(NAME, OP, bh16, bf16)
 #define BURN_UNARY_FLOATS(NAME, OP) \
-    BURN_UNARY(NAME, OP, float, f32) BURN_UNARY(NAME, OP, double, f64)
+    BURN_UNARY(NAME, OP, float, f32) BURN_UNARY(NAME, OP, double, f64) BURN_UNARY_HALVES(NAME, OP)
 BURN_FLOAT_UNARY_OPS(BURN_UNARY_FLOATS)
 #undef BURN_UNARY_FLOATS
+#undef BURN_UNARY_HALVES
+#undef BURN_UNARY_HALF
 #undef BURN_UNARY
 
 /// Logical not (x == 0) and is_nan, with bool outputs.
 #define BURN_NOT(T, SFX)                                                                       \
     extern "C" __global__ void unary_not_##SFX(const T* a, Meta ma, u8* o, i64 n, int dense) { \
-        map1(a, ma, o, n, dense, [](T x) { return (u8)(x == (T)0); });                         \
+        map1(a, ma, o, n, dense, [](T x) { return (u8)(Val<T>::ld(x) == 0); });                \
     }
 BURN_FOR_ALL(BURN_NOT)
+BURN_FOR_HALVES(BURN_NOT)
 #undef BURN_NOT
 #define BURN_IS_NAN(T, SFX)                                                                 \
     extern "C" __global__ void is_nan_##SFX(const T* a, Meta ma, u8* o, i64 n, int dense) { \
-        map1(a, ma, o, n, dense, [](T x) { return (u8)(x != x); });                         \
+        map1(a, ma, o, n, dense, [](T x) { return (u8)burn_isnan(Val<T>::ld(x)); });        \
     }
 BURN_FOR_FLOATS(BURN_IS_NAN)
+BURN_FOR_HALVES(BURN_IS_NAN)
 #undef BURN_IS_NAN
 
 /// clamp(x, lo, hi) = min(max(x, lo), hi), NaN propagating.
@@ -172,6 +194,13 @@ BURN_FOR_FLOATS(BURN_IS_NAN)
     }
 BURN_FOR_NUMBERS(BURN_CLAMP)
 #undef BURN_CLAMP
+#define BURN_CLAMP_HALF(T, SFX)                                                                    \
+    extern "C" __global__ void clamp_##SFX(const T* a, Meta ma, T* o, i64 n, int dense, float lo,  \
+                                           float hi) {                                             \
+        map1(a, ma, o, n, dense, halved<T>([=](float x) { return min_nan(max_nan(x, lo), hi); })); \
+    }
+BURN_FOR_HALVES(BURN_CLAMP_HALF)
+#undef BURN_CLAMP_HALF
 
 // ------------------------------------------------------------------------------------------------
 // Binary arithmetic (div, remainder and pow's functors are in ops.cuh)
@@ -207,37 +236,43 @@ struct Logic : ErrorSink {
     }
 };
 /// binary_<op>_<dtype>: tensor-tensor; binary_scalar_<op>_<dtype>: tensor-scalar. Every kernel
-/// takes the error word, its tag and an op code (used by arith and logic).
+/// takes the error word, its tag and an op code (used by arith and logic). The half types compute
+/// the f32 functor (Val, halved: it never fails) with f32 scalars.
 #define BURN_BINARY(NAME, OP, T, SFX, VEC)                                                      \
     extern "C" __global__ void binary_##NAME##_##SFX(const T* a, Meta ma, const T* b, Meta mb,  \
                                                      T* o, i64 n, int dense, u32* err, u32 tag, \
                                                      int code) {                                \
-        OP<T> op;                                                                               \
+        OP<typename Val<T>::V> op;                                                              \
         op.err = err;                                                                           \
         op.tag = tag;                                                                           \
         set_code(op, code);                                                                     \
-        map2<VEC>(a, ma, b, mb, o, n, dense, op);                                               \
+        map2<VEC>(a, ma, b, mb, o, n, dense, halved<T>(op));                                    \
     }                                                                                           \
-    extern "C" __global__ void binary_scalar_##NAME##_##SFX(                                    \
-        const T* a, Meta ma, T* o, i64 n, int dense, T v, u32* err, u32 tag, int code) {        \
-        OP<T> op;                                                                               \
+    extern "C" __global__ void binary_scalar_##NAME##_##SFX(const T* a, Meta ma, T* o, i64 n,   \
+                                                            int dense, typename Val<T>::V v,    \
+                                                            u32* err, u32 tag, int code) {      \
+        typedef typename Val<T>::V C;                                                           \
+        OP<C> op;                                                                               \
         op.err = err;                                                                           \
         op.tag = tag;                                                                           \
         set_code(op, code);                                                                     \
-        map1(a, ma, o, n, dense, [=](T x) { return op(x, v); });                                \
+        map1(a, ma, o, n, dense, halved<T>([=](C x) { return op(x, v); }));                     \
     }
 template <class Op>
 __device__ __forceinline__ void set_code(Op& op, int code) {
     if constexpr (sizeof(Op) > sizeof(ErrorSink)) op.op = code;
 }
-/// The cheap ops read broadcast operands N elements at a time (VEC); div, remainder and pow keep
-/// one strided loop (their bodies are large, and their arithmetic dominates anyway).
+/// The cheap ops read broadcast operands N elements at a time (VEC): arithmetic and division
+/// (a row divided by its norm, say); remainder and pow keep one strided loop (their bodies are
+/// large, and their arithmetic dominates anyway).
 #define BURN_NUMERIC_BINARY_OPS(X) \
-    X(arith, Arith, true) X(div, Div, false) X(remainder, Rem, false) X(pow, Pow, false)
-#define BURN_BINARY_NUMBERS(NAME, OP, VEC)  \
-    BURN_BINARY(NAME, OP, float, f32, VEC)  \
-    BURN_BINARY(NAME, OP, double, f64, VEC) \
-    BURN_BINARY(NAME, OP, i32, i32, VEC) BURN_BINARY(NAME, OP, i64, i64, VEC)
+    X(arith, Arith, true) X(div, Div, true) X(remainder, Rem, false) X(pow, Pow, false)
+// clang-format off
+#define BURN_BINARY_NUMBERS(NAME, OP, VEC)                                     \
+    BURN_BINARY(NAME, OP, float, f32, VEC) BURN_BINARY(NAME, OP, double, f64, VEC) \
+    BURN_BINARY(NAME, OP, i32, i32, VEC) BURN_BINARY(NAME, OP, i64, i64, VEC)     \
+    BURN_BINARY(NAME, OP, h16, f16, VEC) BURN_BINARY(NAME, OP, bh16, bf16, VEC)
+// clang-format on
 BURN_NUMERIC_BINARY_OPS(BURN_BINARY_NUMBERS)
 BURN_BINARY(logic, Logic, u8, bool, true)
 #undef BURN_BINARY_NUMBERS
@@ -269,31 +304,38 @@ struct Cmp {
     }
 };
 
+/// The half types compare their f32 values (Val) with an f32 scalar.
 #define BURN_COMPARE(T, SFX)                                                                      \
     extern "C" __global__ void compare_##SFX(const T* a, Meta ma, const T* b, Meta mb, u8* o,     \
                                              i64 n, int dense, int op) {                          \
-        map2<true>(a, ma, b, mb, o, n, dense, Cmp{op});                                           \
+        const Cmp cmp{op};                                                                        \
+        map2<true>(a, ma, b, mb, o, n, dense,                                                     \
+                   [=](T x, T y) { return cmp(Val<T>::ld(x), Val<T>::ld(y)); });                  \
     }                                                                                             \
     extern "C" __global__ void compare_scalar_##SFX(const T* a, Meta ma, u8* o, i64 n, int dense, \
-                                                    T v, int op) {                                \
+                                                    typename Val<T>::V v, int op) {               \
         const Cmp cmp{op};                                                                        \
-        map1(a, ma, o, n, dense, [=](T x) { return cmp(x, v); });                                 \
+        map1(a, ma, o, n, dense, [=](T x) { return cmp(Val<T>::ld(x), v); });                     \
     }
 BURN_FOR_ALL(BURN_COMPARE)
+BURN_FOR_HALVES(BURN_COMPARE)
 #undef BURN_COMPARE
 
 // ------------------------------------------------------------------------------------------------
 // Masked selects: o = mask ? value : t
 // ------------------------------------------------------------------------------------------------
 
-#define BURN_WHERE(T, SFX)                                                                      \
-    extern "C" __global__ void where_##SFX(const T* t, Meta mt, const u8* mask, Meta mm,        \
-                                           const T* v, Meta mv, T* o, i64 n, int dense) {       \
-        map3(t, mt, mask, mm, v, mv, o, n, dense, [](T x, u8 k, T y) { return k ? y : x; });    \
-    }                                                                                           \
-    extern "C" __global__ void where_scalar_##SFX(const T* t, Meta mt, const u8* mask, Meta mm, \
-                                                  T v, T* o, i64 n, int dense) {                \
-        map2<true>(t, mt, mask, mm, o, n, dense, [=](T x, u8 k) { return k ? v : x; });         \
+/// The half types select the stored values; their scalar comes as f32 and is rounded once (Val).
+#define BURN_WHERE(T, SFX)                                                                        \
+    extern "C" __global__ void where_##SFX(const T* t, Meta mt, const u8* mask, Meta mm,          \
+                                           const T* v, Meta mv, T* o, i64 n, int dense) {         \
+        map3(t, mt, mask, mm, v, mv, o, n, dense, [](T x, u8 k, T y) { return k ? y : x; });      \
+    }                                                                                             \
+    extern "C" __global__ void where_scalar_##SFX(const T* t, Meta mt, const u8* mask, Meta mm,   \
+                                                  typename Val<T>::V v, T* o, i64 n, int dense) { \
+        const T h = Val<T>::st(v);                                                                \
+        map2<true>(t, mt, mask, mm, o, n, dense, [=](T x, u8 k) { return k ? h : x; });           \
     }
 BURN_FOR_ALL(BURN_WHERE)
+BURN_FOR_HALVES(BURN_WHERE)
 #undef BURN_WHERE

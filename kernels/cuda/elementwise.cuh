@@ -64,6 +64,21 @@ struct Unsigned<u8> {
     typedef u32 type;
 };
 
+/// A functor of f32 values applied to half-precision storage (h16 / bh16): the operands loaded
+/// exactly, the result rounded once (Val), as f32 arithmetic rounded back to the half type.
+template <class T, class F>
+struct Halved {
+    F f;
+    __device__ __forceinline__ T operator()(T x) const { return Val<T>::st(f(Val<T>::ld(x))); }
+    __device__ __forceinline__ T operator()(T x, T y) const {
+        return Val<T>::st(f(Val<T>::ld(x), Val<T>::ld(y)));
+    }
+};
+template <class T, class F>
+__device__ __forceinline__ Halved<T, F> halved(const F& f) {
+    return Halved<T, F>{f};
+}
+
 // ------------------------------------------------------------------------------------------------
 // Float math (precise CUDA math: no fast-math options)
 // ------------------------------------------------------------------------------------------------

@@ -22,10 +22,22 @@
 //                       only non-deterministic sum of the family, as torchvision's CUDA kernel);
 //   deform_bias_grad    bias_grad[o] = sum over (b, p) of grad[b, o, p], a block per channel;
 //   deform_accumulate   acc += t (the weight gradient of later chunks).
+// Layer norm over the last dim (d values per row, dense rows; burn::nn::LayerNorm through
+// Kernels::layer_norm): a warp per row, 8 rows per 256-thread block, the row read from L1/L2
+// after the first pass. Sums in f64; every f32 step rounded as the composed ops round it (mean,
+// x - mean, its square, the mean of squares, + epsilon, sqrt, /, * gamma, + beta: no contracted
+// multiply-add), so the fused kernel computes what nn::LayerNorm's composed form computes.
+//   layer_norm_fwd        y (and nothing else: the backward recomputes the statistics);
+//   layer_norm_bwd_x      dx = (g * gamma - mean(g * gamma) - xhat * mean(g * gamma * xhat)) / s,
+//                         and each row's mean and s = sqrt(var + epsilon) for the next kernel;
+//   layer_norm_bwd_params partial sums over a chunk of rows of g * xhat and g, per column;
+//   layer_norm_bwd_final  the chunks' sums in a fixed order (deterministic): dgamma and dbeta,
+//                         a block per column.
+//
 // The sampling follows the CPU backend's deform_conv.cpp: y = oy * sh - ph + i * dh + dy,
 // x = ox * sw - pw + j * dw + dx; nothing is sampled unless -1 <= y <= h and -1 <= x <= w
 // (NaN fails it); corners outside the image count 0.
-#include "common.cuh"
+#include "ops.cuh"
 
 // ------------------------------------------------------------------------------ unfold4d
 
@@ -363,3 +375,143 @@ __device__ void deform_accumulate_impl(E* __restrict__ acc, const E* __restrict_
         deform_accumulate_impl<E>(acc, t, n);                                                      \
     }
 BURN_FOR_FLOATS(DEFORM_KERNELS)
+
+// ------------------------------------------------------------------------------ layer norm
+
+__device__ __forceinline__ double ln_warp_sum(double v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/// The mean of row x (d values) and s = sqrt(var + eps), by the 32 lanes of a warp.
+template <class E>
+__device__ __forceinline__ void ln_stats(const E* x, i64 d, E eps, int lane, E& mean, E& s) {
+    double acc = 0.0;
+    for (i64 j = lane; j < d; j += 32) acc += (double)x[j];
+    mean = (E)(ln_warp_sum(acc) / (double)d);
+    double acc2 = 0.0;
+    for (i64 j = lane; j < d; j += 32) {
+        const E c = ew::sub_rn(x[j], mean);
+        acc2 += (double)ew::mul_rn(c, c);
+    }
+    const E var = (E)(ln_warp_sum(acc2) / (double)d);
+    s = ew::m_sqrt(ew::add_rn(var, eps));
+}
+
+template <class E>
+__device__ __forceinline__ void ln_fwd(const E* x, const E* gamma, const E* beta, E* y, i64 rows,
+                                       i64 d, E eps) {
+    const int lane = threadIdx.x & 31;
+    const i64 row = (i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (row >= rows) return;
+    const E* xr = x + row * d;
+    E* yr = y + row * d;
+    E mean, s;
+    ln_stats(xr, d, eps, lane, mean, s);
+    for (i64 j = lane; j < d; j += 32) {
+        E v = ew::mul_rn(ew::div_rn(ew::sub_rn(xr[j], mean), s), gamma[j]);
+        if (beta) v = ew::add_rn(v, beta[j]);
+        yr[j] = v;
+    }
+}
+
+template <class E>
+__device__ __forceinline__ void ln_bwd_x(const E* x, const E* gamma, const E* g, E* dx, E* row_mean,
+                                         E* row_s, i64 rows, i64 d, E eps) {
+    const int lane = threadIdx.x & 31;
+    const i64 row = (i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (row >= rows) return;
+    const E* xr = x + row * d;
+    const E* gr = g + row * d;
+    E mean, s;
+    ln_stats(xr, d, eps, lane, mean, s);
+    double a = 0.0, b = 0.0;
+    for (i64 j = lane; j < d; j += 32) {
+        const E xhat = ew::div_rn(ew::sub_rn(xr[j], mean), s);
+        const E dxhat = ew::mul_rn(gr[j], gamma[j]);
+        a += (double)dxhat;
+        b += (double)dxhat * (double)xhat;
+    }
+    const E ma = (E)(ln_warp_sum(a) / (double)d), mb = (E)(ln_warp_sum(b) / (double)d);
+    E* dr = dx + row * d;
+    for (i64 j = lane; j < d; j += 32) {
+        const E xhat = ew::div_rn(ew::sub_rn(xr[j], mean), s);
+        const E dxhat = ew::mul_rn(gr[j], gamma[j]);
+        dr[j] = ew::div_rn(ew::sub_rn(ew::sub_rn(dxhat, ma), ew::mul_rn(xhat, mb)), s);
+    }
+    if (lane == 0) {
+        row_mean[row] = mean;
+        row_s[row] = s;
+    }
+}
+
+/// Block (x: 256 columns, y: a chunk of `chunk` rows): the chunk's sums of g * xhat and g.
+template <class E>
+__device__ __forceinline__ void ln_bwd_params(const E* x, const E* g, const E* row_mean,
+                                              const E* row_s, double* part_g, double* part_b,
+                                              i64 rows, i64 d, i64 chunk) {
+    const i64 j = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= d) return;
+    const i64 r0 = (i64)blockIdx.y * chunk;
+    const i64 r1 = r0 + chunk < rows ? r0 + chunk : rows;
+    double sg = 0.0, sb = 0.0;
+    for (i64 r = r0; r < r1; ++r) {
+        const E xhat = ew::div_rn(ew::sub_rn(x[r * d + j], row_mean[r]), row_s[r]);
+        const E gv = g[r * d + j];
+        sg += (double)ew::mul_rn(gv, xhat);
+        sb += (double)gv;
+    }
+    part_g[(i64)blockIdx.y * d + j] = sg;
+    part_b[(i64)blockIdx.y * d + j] = sb;
+}
+
+/// A block (128 threads) per column: thread t sums chunks t, t + 128, ..., then a tree in shared
+/// memory adds the threads' sums in a fixed order.
+template <class E>
+__device__ __forceinline__ void ln_bwd_final(const double* part_g, const double* part_b, E* dgamma,
+                                             E* dbeta, i64 d, i64 chunks) {
+    __shared__ double sg[128], sb[128];
+    const i64 j = blockIdx.x;
+    const int t = threadIdx.x;
+    double g = 0.0, b = 0.0;
+    for (i64 c = t; c < chunks; c += 128) {
+        g += part_g[c * d + j];
+        b += part_b[c * d + j];
+    }
+    sg[t] = g;
+    sb[t] = b;
+    __syncthreads();
+    for (int s = 64; s > 0; s >>= 1) {
+        if (t < s) {
+            sg[t] += sg[t + s];
+            sb[t] += sb[t + s];
+        }
+        __syncthreads();
+    }
+    if (t == 0) {
+        dgamma[j] = (E)sg[0];
+        if (dbeta) dbeta[j] = (E)sb[0];
+    }
+}
+
+#define LAYER_NORM_KERNELS(E, SUFFIX)                                                              \
+    extern "C" __global__ void layer_norm_fwd_##SUFFIX(const E* x, const E* gamma, const E* beta,  \
+                                                       E* y, i64 rows, i64 d, E eps) {             \
+        ln_fwd<E>(x, gamma, beta, y, rows, d, eps);                                                \
+    }                                                                                              \
+    extern "C" __global__ void layer_norm_bwd_x_##SUFFIX(const E* x, const E* gamma, const E* g,   \
+                                                         E* dx, E* row_mean, E* row_s, i64 rows,   \
+                                                         i64 d, E eps) {                           \
+        ln_bwd_x<E>(x, gamma, g, dx, row_mean, row_s, rows, d, eps);                               \
+    }                                                                                              \
+    extern "C" __global__ void layer_norm_bwd_params_##SUFFIX(                                     \
+        const E* x, const E* g, const E* row_mean, const E* row_s, double* part_g, double* part_b, \
+        i64 rows, i64 d, i64 chunk) {                                                              \
+        ln_bwd_params<E>(x, g, row_mean, row_s, part_g, part_b, rows, d, chunk);                   \
+    }                                                                                              \
+    extern "C" __global__ void layer_norm_bwd_final_##SUFFIX(                                      \
+        const double* part_g, const double* part_b, E* dgamma, E* dbeta, i64 d, i64 chunks) {      \
+        ln_bwd_final<E>(part_g, part_b, dgamma, dbeta, d, chunks);                                 \
+    }
+BURN_FOR_FLOATS(LAYER_NORM_KERNELS)

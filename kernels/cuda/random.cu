@@ -245,6 +245,21 @@ __device__ __forceinline__ void store_block(i32* out, i64 e, i64 n, const i64 v[
     else out[e] = (i32)v[0];
 }
 
+/// f16 / bf16: the f32 values of the block rounded once (what f32 values cast to the half type
+/// give; Bernoulli's 0 and 1 exactly), four halves in one 8-byte store.
+template <class H>
+__device__ __forceinline__ void store_block(H* out, i64 e, i64 n, const float v[4]) {
+    H h[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) h[k] = from_f32<H>(v[k]);
+    if (e + 4 <= n) {
+        *reinterpret_cast<uint2*>(out + e) = make_uint2((u32)h[0].bits | ((u32)h[1].bits << 16),
+                                                        (u32)h[2].bits | ((u32)h[3].bits << 16));
+    } else {
+        for (int k = 0; k < 4 && e + k < n; ++k) out[e + k] = h[k];
+    }
+}
+
 // ------------------------------------------------------------------ kernels
 /// Grid-stride over the call's blocks: block j -> elements [j * per_block, ...).
 #define BURN_RANDOM_LOOP(VALUES, VT, PER_BLOCK, KIND)           \
@@ -281,6 +296,14 @@ __device__ __forceinline__ void store_block(i32* out, i64 e, i64 n, const i64 v[
     extern "C" __global__ void random_##NAME##_bool(BURN_RANDOM_PARAMS) { \
         u8* o = (u8*)out;                                                 \
         BURN_RANDOM_LOOP(bool_values, u8, 4, KIND)                        \
+    }                                                                     \
+    extern "C" __global__ void random_##NAME##_f16(BURN_RANDOM_PARAMS) {  \
+        h16* o = (h16*)out;                                               \
+        BURN_RANDOM_LOOP(f32_values, float, 4, KIND)                      \
+    }                                                                     \
+    extern "C" __global__ void random_##NAME##_bf16(BURN_RANDOM_PARAMS) { \
+        bh16* o = (bh16*)out;                                             \
+        BURN_RANDOM_LOOP(f32_values, float, 4, KIND)                      \
     }
 
 BURN_RANDOM_KERNELS(default, BURN_RANDOM_DEFAULT)

@@ -95,22 +95,33 @@ __device__ __forceinline__ double exp_of(double v) { return ::exp(v); }
 __device__ __forceinline__ float log_of(float v) { return logf(v); }
 __device__ __forceinline__ double log_of(double v) { return ::log(v); }
 
-/// The accumulator of sums and products: f64 for floats, u64 (wrapping) for ints.
+/// The accumulator of sums and products: f64 for floats (f16 / bf16 values loaded exactly), u64
+/// (wrapping) for ints.
 template <class E>
 struct Wide {
     typedef double T;
-    static __device__ __forceinline__ double of(E v) { return (double)v; }
+    static constexpr bool integral = false;
+    static __device__ __forceinline__ double of(E v) { return (double)Val<E>::ld(v); }
 };
 template <>
 struct Wide<i32> {
     typedef u64 T;
+    static constexpr bool integral = true;
     static __device__ __forceinline__ u64 of(i32 v) { return (u64)(i64)v; }
 };
 template <>
 struct Wide<i64> {
     typedef u64 T;
+    static constexpr bool integral = true;
     static __device__ __forceinline__ u64 of(i64 v) { return (u64)v; }
 };
+
+/// A float result of an f64 accumulator in element type E: rounded to f32 first for f32 and the
+/// half types (what an f32 reduction followed by a cast to the half type gives).
+template <class E>
+__device__ __forceinline__ E from_wide(double d) {
+    return Val<E>::st((typename Val<E>::V)d);
+}
 
 /// A value and its position (arg-max/min).
 template <class E>
@@ -184,8 +195,8 @@ struct OpSum {
     static __device__ __forceinline__ void store(void* out, void*, i64 j, A a, i64 count,
                                                  int mode) {
         E r;
-        if (E(0.5) != E(0)) {  // floats: a is f64
-            r = mode ? (E)((double)a / (double)count) : (E)a;
+        if constexpr (!Wide<E>::integral) {  // floats: a is f64
+            r = from_wide<E>(mode ? (double)a / (double)count : (double)a);
         } else {  // ints: a is the u64 (wrapped) sum; the mean truncates toward zero
             r = mode ? (E)((i64)a / count) : (E)(i64)a;
         }
@@ -200,29 +211,31 @@ struct OpProd {
     static __device__ __forceinline__ A lift(E v, i64) { return Wide<E>::of(v); }
     static __device__ __forceinline__ A combine(A a, A b) { return a * b; }
     static __device__ __forceinline__ void store(void* out, void*, i64 j, A a, i64, int) {
-        static_cast<E*>(out)[j] = (E)a;
+        if constexpr (Wide<E>::integral) static_cast<E*>(out)[j] = (E)a;
+        else static_cast<E*>(out)[j] = from_wide<E>(a);
     }
 };
+/// Max and min compare values (f32 for the half types, whose values it holds exactly).
 template <class E>
 struct OpMax {
     typedef E In;
-    typedef E A;
-    static __device__ __forceinline__ A identity() { return Lim<E>::lowest(); }
-    static __device__ __forceinline__ A lift(E v, i64) { return v; }
+    typedef typename Val<E>::V A;
+    static __device__ __forceinline__ A identity() { return Lim<A>::lowest(); }
+    static __device__ __forceinline__ A lift(E v, i64) { return Val<E>::ld(v); }
     static __device__ __forceinline__ A combine(A a, A b) { return max_nan(a, b); }
     static __device__ __forceinline__ void store(void* out, void*, i64 j, A a, i64, int) {
-        static_cast<E*>(out)[j] = a;
+        static_cast<E*>(out)[j] = Val<E>::st(a);
     }
 };
 template <class E>
 struct OpMin {
     typedef E In;
-    typedef E A;
-    static __device__ __forceinline__ A identity() { return Lim<E>::highest(); }
-    static __device__ __forceinline__ A lift(E v, i64) { return v; }
+    typedef typename Val<E>::V A;
+    static __device__ __forceinline__ A identity() { return Lim<A>::highest(); }
+    static __device__ __forceinline__ A lift(E v, i64) { return Val<E>::ld(v); }
     static __device__ __forceinline__ A combine(A a, A b) { return min_nan(a, b); }
     static __device__ __forceinline__ void store(void* out, void*, i64 j, A a, i64, int) {
-        static_cast<E*>(out)[j] = a;
+        static_cast<E*>(out)[j] = Val<E>::st(a);
     }
 };
 template <class E, bool IsMax>
@@ -308,6 +321,21 @@ struct VecFold<OpSum<float>> {
         return acc + (double)((v.e[0] + v.e[1]) + (v.e[2] + v.e[3]));
     }
 };
+/// f16 / bf16 sums: as f32's, four values at a time in f32 (the 16 bytes hold eight).
+template <class H>
+struct VecFoldHalf {
+    static __device__ __forceinline__ double run(double acc, const V16<H>& v, i64) {
+        float f[8];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) f[k] = to_f32(v.e[k]);
+        acc = acc + (double)((f[0] + f[1]) + (f[2] + f[3]));
+        return acc + (double)((f[4] + f[5]) + (f[6] + f[7]));
+    }
+};
+template <>
+struct VecFold<OpSum<h16>> : VecFoldHalf<h16> {};
+template <>
+struct VecFold<OpSum<bh16>> : VecFoldHalf<bh16> {};
 
 // ---- cooperative folds -------------------------------------------------------------------------
 
@@ -1019,6 +1047,13 @@ __device__ __forceinline__ void softmax_cols(const void* xv, const Meta& lanes, 
     BURN_REDUCE_DIM_KERNELS(argmin, BURN_ARG_OP(T, false), SUF)
 
 BURN_FOR_NUMBERS(BURN_REDUCE_NUMERIC)
+/// f16 / bf16: sum, prod, max, min (read as f32; sums and products accumulate in f64).
+#define BURN_REDUCE_HALF(T, SUF)                       \
+    BURN_REDUCE_ALL_KERNELS(sum, red::OpSum<T>, SUF)   \
+    BURN_REDUCE_ALL_KERNELS(prod, red::OpProd<T>, SUF) \
+    BURN_REDUCE_ALL_KERNELS(max, red::OpMax<T>, SUF)   \
+    BURN_REDUCE_ALL_KERNELS(min, red::OpMin<T>, SUF)
+BURN_FOR_HALVES(BURN_REDUCE_HALF)
 BURN_REDUCE_ALL_KERNELS(any, red::OpAnyAll<false>, bool)
 BURN_REDUCE_ALL_KERNELS(all, red::OpAnyAll<true>, bool)
 

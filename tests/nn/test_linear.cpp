@@ -107,6 +107,78 @@ TEST(NnLayerNorm, GradientsMatchFiniteDifferences) {
                           uniform<3>({2, 3, 6}, -2, 2)));
 }
 
+/// The composed form of LayerNorm (nn/layer_norm.hpp's fallback), as the reference of a backend's
+/// fused kernel.
+template <class BK, std::size_t D>
+Tensor<BK, D> layer_norm_composed(const Tensor<BK, D>& x, const Tensor<BK, 1>& gamma,
+                                  const std::optional<Tensor<BK, 1>>& beta, double eps) {
+    const auto mean = x.mean_dim(D - 1);
+    const auto centered = x - mean;
+    const auto var = (centered * centered).mean_dim(D - 1);
+    auto y = centered / (var + eps).sqrt() * gamma.template unsqueeze<D>();
+    if (beta) y = y + beta->template unsqueeze<D>();
+    return y;
+}
+
+TEST(NnLayerNorm, FusedKernelMatchesTheComposedOps) {
+    if constexpr (!backend::FusedLayerNormBackend<ADF>) {
+        GTEST_SKIP() << ADF::name() << " composes LayerNorm from its ops (no fused kernel)";
+    } else {
+        // Rows that do not fill the kernel's blocks, rows shorter and longer than a warp, a
+        // transposed (strided) input, and more rows than one partial sum of the parameter
+        // gradients takes.
+        struct Case {
+            std::size_t rows, d;
+            bool transposed;
+        };
+        for (const Case c :
+             {Case{3, 5, false}, Case{37, 100, true}, Case{9, 1031, false}, Case{300, 64, false}}) {
+            for (const bool with_beta : {true, false}) {
+                SCOPED_TRACE(std::to_string(c.rows) + "x" + std::to_string(c.d) +
+                             (with_beta ? " with beta" : " without beta"));
+                const auto x = c.transposed ? uniform<2, ADF>({c.d, c.rows}, -3, 3, 5).transpose()
+                                            : uniform<2, ADF>({c.rows, c.d}, -3, 3, 5);
+                const auto gamma = uniform<1, ADF>({c.d}, 0.5, 1.5, 6);
+                const auto beta = uniform<1, ADF>({c.d}, -1, 1, 7);
+                const auto w = uniform<2, ADF>({c.rows, c.d}, -1, 1, 8);
+                const nn::LayerNorm<ADF> norm{
+                    gamma,
+                    with_beta ? std::optional<module::Param<Tensor<ADF, 1>>>(beta) : std::nullopt,
+                    1e-5};
+                const auto xf = x.detach().require_grad();
+                const auto y = norm.forward(xf);
+                const auto gf = (y * w).sum().backward();
+                const auto xc = x.detach().require_grad();
+                const auto gc_ = gamma.detach().require_grad();
+                const auto bc = beta.detach().require_grad();
+                const auto yc = layer_norm_composed<ADF, 2>(
+                    xc, gc_, with_beta ? std::optional(bc) : std::nullopt, 1e-5);
+                const auto gc = (yc * w).sum().backward();
+                EXPECT_TRUE(close_to(y, yc.to_data(), Tolerance{1e-6, 1e-6})) << "forward";
+                EXPECT_TRUE(close_to(*xf.grad(gf), xc.grad(gc)->to_data(), Tolerance{1e-4, 1e-5}))
+                    << "x gradient";
+                EXPECT_TRUE(close_to(*norm.gamma.val().grad(gf), gc_.grad(gc)->to_data(),
+                                     Tolerance{1e-4, 1e-5}))
+                    << "gamma gradient";
+                if (with_beta)
+                    EXPECT_TRUE(close_to(*norm.beta->val().grad(gf), bc.grad(gc)->to_data(),
+                                         Tolerance{1e-4, 1e-5}))
+                        << "beta gradient";
+            }
+        }
+        // Under autocast a bf16 input is normalised in f32 (the norms are on the f32 list).
+        const auto norm = nn::LayerNormConfig{.d_model = 48}.init<ADF>();
+        const auto xh = uniform<2, ADF>({5, 48}, -2, 2, 9).cast(DType::BF16);
+        Autocast amp(DType::BF16);
+        EXPECT_EQ(norm.forward(xh).dtype(), DType::F32);
+        EXPECT_TRUE(close_to(norm.forward(xh),
+                             layer_norm_composed<ADF, 2>(xh.cast(DType::F32), norm.gamma.val(),
+                                                         norm.beta->val(), 1e-5)
+                                 .to_data(),
+                             Tolerance{1e-6, 1e-6}));
+    }
+}
+
 TEST(NnLayerNorm, ConfigInit) {
     const auto norm = nn::LayerNormConfig{.d_model = 8}.init<B>();
     EXPECT_TRUE(close_to(norm.gamma.val(), TensorData::full(Shape{8}, 1.0f), Tolerance{0, 0}));
@@ -144,6 +216,35 @@ TEST(NnDropout, DropsAndScalesOnAutodiff) {
     EXPECT_TRUE(close_to(keep, x.to_data(), Tolerance{0, 0}));
     EXPECT_BURN_ERROR(nn::DropoutConfig{.prob = 1.0}.init(), "prob");
     EXPECT_BURN_ERROR(nn::DropoutConfig{.prob = -0.1}.init(), "prob");
+}
+
+TEST(NnDropout, HalfPrecisionKeepsTheDtypeAndRoundsOnce) {
+    if constexpr (!(capabilities<ADF>.float16 && capabilities<ADF>.bfloat16))
+        GTEST_SKIP() << ADF::name() << " has no f16 / bf16 tensors";
+    const auto dropout = nn::DropoutConfig{.prob = 0.1}.init();
+    const auto x32 = uniform<1, ADF>({4096}, 0.5, 2.0);
+    for (DType d : {DType::BF16, DType::F16}) {
+        SCOPED_TRACE(dtype_name(d));
+        const auto x = x32.cast(d).require_grad();
+        const auto y = dropout.forward(x);
+        ASSERT_EQ(y.dtype(), d);
+        // Kept values are x / 0.9 computed in f32 and rounded once (PyTorch's dropout).
+        const auto xs = x.inner().cast(DType::F32).to_data().to_vec<float>();
+        const auto want = (x.inner().cast(DType::F32) * (1.0 / 0.9)).cast(d).cast(DType::F32);
+        const auto w = want.to_data().to_vec<float>();
+        const auto got = y.inner().cast(DType::F32).to_data().to_vec<float>();
+        std::size_t dropped = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            if (got[i] == 0.0f && xs[i] != 0.0f) ++dropped;
+            else EXPECT_EQ(got[i], w[i]) << i;
+        }
+        EXPECT_NEAR(double(dropped) / double(got.size()), 0.1, 0.03);
+        // The gradient comes back in x's dtype: the same mask, the same scale.
+        const auto g = y.sum().backward();
+        const auto gx = x.grad(g);
+        ASSERT_TRUE(gx.has_value());
+        EXPECT_EQ(gx->dtype(), d);
+    }
 }
 
 // ============================================================================ Initializers

@@ -41,6 +41,10 @@ using Backends = ::testing::Types<Vulkan<>, Autodiff<Vulkan<>>>;
 // Fusion<Cuda<>> (burn_tensor_tests_cuda_fusion; Autodiff over it in the autodiff and nn
 // instances).
 using Backends = ::testing::Types<Fusion<Cuda<>>>;
+#elif defined(BURN_TEST_CUDA) && defined(BURN_TEST_HALF)
+// Every op on f16 and bf16 tensors on the GPU (burn_tensor_tests_cuda_half): the kernels that
+// read half values themselves and those that run in f32 between casts.
+using Backends = ::testing::Types<Cuda<f16>, Cuda<bf16>>;
 #elif defined(BURN_TEST_CUDA)
 using Backends = ::testing::Types<Cuda<>, Autodiff<Cuda<>>>;
 #elif defined(BURN_TEST_FUSION)

@@ -18,6 +18,11 @@
 // use CUDA's math library (exp, log, erf, tanh, sin, cos, pow are within a few ulp of the CPU's,
 // not bitwise equal); contiguous keeps the quantization info of a quantized tensor.
 //
+// f16 and bf16 run natively in the element-wise kernels, the activations and `full` (the
+// computes_half list of burn/backend/cuda/kernels.hpp): the kernels read the half values, compute
+// in f32 and round once, so they give what f32 kernels between two casts give, in one pass; their
+// scalars are passed as f32.
+//
 // Also here: the fused activations and their backward kernels (backends/cpu/src/activation.cpp;
 // kernels/cuda/activation.cu) and the one-pass Adam step (backends/cpu/src/optim.cpp).
 #include <algorithm>
@@ -66,29 +71,33 @@ CudaTensor output_of(const CudaTensor& lhs, const CudaTensor& rhs, const Shape& 
 template <class F>
 decltype(auto) with_scalar(DType dtype, backend::ScalarArg s, const char* op, F&& f) {
     switch (dtype) {
-        case DType::F32: return f(static_cast<float>(s.f));
+        case DType::F32:
+        case DType::F16:
+        case DType::BF16: return f(static_cast<float>(s.f));  // half kernels take f32 scalars
         case DType::F64: return f(s.f);
         case DType::I32: return f(static_cast<std::int32_t>(s.i));
         case DType::I64: return f(s.i);
         case DType::Bool: return f(static_cast<std::uint8_t>(s.f != 0.0 || s.i != 0));
         default: break;
     }
-    ::burn::detail::fail("Cuda ", op, ": unsupported dtype ", dtype, " (f32, f64, i32, i64, bool)");
+    ::burn::detail::fail("Cuda ", op, ": unsupported dtype ", dtype,
+                         " (f32, f64, f16, bf16, i32, i64, bool)");
 }
 
-bool cuda_float(DType d) { return d == DType::F32 || d == DType::F64; }
+bool cuda_float(DType d) { return d == DType::F32 || d == DType::F64 || is_half(d); }
 bool cuda_int(DType d) { return d == DType::I32 || d == DType::I64; }
 
 void check_numeric(const char* op, DType d) {
     BURN_CHECK(cuda_float(d) || cuda_int(d), "Cuda ", op, ": unsupported dtype ", d,
-               " (f32, f64, i32, i64)");
+               " (f32, f64, f16, bf16, i32, i64)");
 }
 void check_storage(const char* op, DType d) {
     BURN_CHECK(cuda_float(d) || cuda_int(d) || d == DType::Bool, "Cuda ", op,
-               ": unsupported dtype ", d, " (f32, f64, i32, i64, bool)");
+               ": unsupported dtype ", d, " (f32, f64, f16, bf16, i32, i64, bool)");
 }
 void check_float(const char* op, DType d) {
-    BURN_CHECK(cuda_float(d), "Cuda ", op, ": expected a float tensor (f32, f64), got ", d);
+    BURN_CHECK(cuda_float(d), "Cuda ", op, ": expected a float tensor (f32, f64, f16, bf16), got ",
+               d);
 }
 
 /// The int dtype of the same element size (fill and copy move bits).
@@ -237,6 +246,9 @@ DType promote(DType a, DType b) {
     if (a == b) return a;
     if (cuda_float(a) || cuda_float(b)) {
         if (a == DType::F64 || b == DType::F64) return DType::F64;
+        // A half type with anything else but itself compares in f32 (as the kernel set's callers
+        // converted such operands before the half kernels existed).
+        if (is_half(a) || is_half(b)) return DType::F32;
         return cuda_float(a) ? a : b;
     }
     if (a == DType::Bool) return b;
@@ -284,6 +296,8 @@ CudaTensor Kernels::full(const Shape& shape, ScalarArg value, DType dtype,
         case DType::I32:
             bits = static_cast<std::uint32_t>(static_cast<std::int32_t>(value.i));
             break;
+        case DType::F16: bits = f16(static_cast<float>(value.f)).bits; break;
+        case DType::BF16: bits = bf16(static_cast<float>(value.f)).bits; break;
         case DType::I64: bits = static_cast<std::uint64_t>(value.i); break;
         case DType::Bool: bits = (value.f != 0.0 || value.i != 0) ? 1 : 0; break;
         default: bits = static_cast<std::uint8_t>(static_cast<std::int8_t>(value.i)); break;
@@ -298,7 +312,10 @@ CudaTensor Kernels::full(const Shape& shape, ScalarArg value, DType dtype,
         return t;
     }
     const auto count = static_cast<std::int64_t>(n);
-    if (size == 4) {
+    if (size == 2) {
+        const auto v = static_cast<std::int16_t>(static_cast<std::uint16_t>(bits));
+        launch_1d(ctx, kProgram, "fill_i16", n, first(t), count, v);
+    } else if (size == 4) {
         const auto v = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
         launch_1d(ctx, kProgram, "fill_i32", n, first(t), count, v);
     } else {
@@ -318,12 +335,12 @@ CudaTensor Kernels::contiguous(CudaTensor t) {
 
 CudaTensor Kernels::cast(CudaTensor t, DType dtype) {
     if (t.dtype == dtype) return t;
-    // f16 / bf16 convert to and from f32 only (computes_half: the adapter goes through f32).
-    const bool half = is_half(t.dtype) || is_half(dtype);
-    BURN_CHECK(!half || t.dtype == DType::F32 || dtype == DType::F32, "Cuda cast: ", t.dtype,
-               " -> ", dtype, " (half types convert to and from f32)");
-    if (!is_half(t.dtype)) check_storage("cast", t.dtype);
-    if (!is_half(dtype)) check_storage("cast", dtype);
+    check_storage("cast", t.dtype);
+    check_storage("cast", dtype);
+    // The kernels convert f16 / bf16 to and from f32; the other conversions of a half type go
+    // through f32, which is exact or rounds as a direct conversion does (backend/widen.hpp).
+    if ((is_half(t.dtype) || is_half(dtype)) && t.dtype != DType::F32 && dtype != DType::F32)
+        return cast(cast(std::move(t), DType::F32), dtype);
     CudaTensor out = alloc(t.shape, dtype, t.device);
     run_map1(variant((std::string("cast_") + dtype_suffix(t.dtype)).c_str(), dtype), t, out);
     return out;
@@ -384,10 +401,12 @@ CudaTensor Kernels::clamp(CudaTensor t, std::optional<ScalarArg> lo, std::option
     const std::string kernel = variant("clamp", dt);
     switch (dt) {
         case DType::F32:
+        case DType::F16:
+        case DType::BF16:
         case DType::F64: {
             constexpr double inf = std::numeric_limits<double>::infinity();
             const double l = lo ? lo->f : -inf, h = hi ? hi->f : inf;
-            if (dt == DType::F32)
+            if (dt != DType::F64)
                 run_map1(kernel, t, out, static_cast<float>(l), static_cast<float>(h));
             else run_map1(kernel, t, out, l, h);
             break;
@@ -563,7 +582,7 @@ CudaTensor Kernels::activation(Activation op, CudaTensor x, double alpha, double
     check_float(name, dt);
     CudaTensor out = output_for(x, x.shape, dt);
     const std::string kernel = variant((std::string("activation_") + name).c_str(), dt);
-    if (dt == DType::F32)
+    if (dt != DType::F64)  // f32 and the half types: f32 parameters
         map1_of(kActivationProgram, kernel, x, out, static_cast<float>(alpha),
                 static_cast<float>(beta));
     else map1_of(kActivationProgram, kernel, x, out, alpha, beta);
@@ -618,7 +637,9 @@ backend::AdamStepResult<CudaTensor> Kernels::adam_step(CudaTensor param, CudaTen
     // burn::optim::Adam::step checked the shapes (and dequantized a quantized parameter).
     const DType dt = param.dtype;
     const Shape shape = param.shape;
-    check_float("adam_step", dt);
+    // (The adapter runs a half-precision parameter's step in f32: backend/widen.hpp.)
+    BURN_CHECK(dt == DType::F32 || dt == DType::F64,
+               "Cuda adam_step: expected an f32 or f64 parameter, got ", dt);
     BURN_CHECK(grad.dtype == dt && grad.shape == shape, "Cuda adam_step: the gradient ", grad.shape,
                " ", grad.dtype, " does not match the parameter ", shape, " ", dt);
     BURN_CHECK((moment_1 == nullptr) == (moment_2 == nullptr),

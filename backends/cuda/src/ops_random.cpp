@@ -86,16 +86,23 @@ void Kernels::seed(std::uint64_t s) { state().seed(s); }
 CudaTensor Kernels::random(const Shape& shape, const Distribution& dist, DType dtype,
                            const CudaDevice& device) {
     BURN_CHECK(dtype == DType::F32 || dtype == DType::F64 || dtype == DType::I32 ||
-                   dtype == DType::I64 || dtype == DType::Bool,
+                   dtype == DType::I64 || dtype == DType::Bool || is_half(dtype),
                "Cuda random: dtype ", dtype_name(dtype), " of shape ", shape,
-               " is not supported by the CUDA backend (f32, f64, i32, i64, bool)");
+               " is not supported by the CUDA backend (f32, f64, f16, bf16, i32, i64, bool)");
+    const bool half = is_half(dtype);
+    if (half &&
+        (dist.kind == Distribution::Kind::Default || dist.kind == Distribution::Kind::Uniform)) {
+        // f32 values rounded to the half type (the adapter keeps Uniform ones below `high`).
+        return cast(random(shape, dist, DType::F32, device), dtype);
+    }
     CudaTensor out = alloc(shape, dtype, device);
     const std::uint64_t n = shape.num_elements();
     if (n == 0) return out;  // as the CPU backend: no blocks reserved
-    // Elements per Philox block: one 32-bit word each for f32 and bool, two for the others.
-    const std::uint64_t per_block = dtype == DType::F32 || dtype == DType::Bool ? 4 : 2;
+    // Elements per Philox block: one 32-bit word each for f32, the half types (their f32 values,
+    // rounded: Bernoulli's 0 and 1 exactly) and bool, two for the others.
+    const std::uint64_t per_block = dtype == DType::F32 || dtype == DType::Bool || half ? 4 : 2;
     const std::uint64_t blocks = (n + per_block - 1) / per_block;
-    const Params p = params_of(dist, dtype);
+    const Params p = params_of(dist, half ? DType::F32 : dtype);
     const auto r = state().reserve(blocks);
     const std::string name =
         std::string("random_") + kind_name(dist.kind) + "_" + dtype_suffix(dtype);

@@ -120,7 +120,8 @@ struct Spec {
 };
 
 Spec spec_of(ReduceOp op, DType dt) {
-    const size_t es = element_size(dt, backend::op_name(op));
+    // Max and min accumulate in the element type (f32 for the half types).
+    const size_t es = is_half(dt) ? 4 : element_size(dt, backend::op_name(op));
     switch (op) {
         case ReduceOp::Sum: return {"sum", dtype_suffix(dt), 8, 0};
         case ReduceOp::Mean: return {"sum", dtype_suffix(dt), 8, 1};
@@ -134,6 +135,10 @@ Spec spec_of(ReduceOp op, DType dt) {
 void check_numeric(const char* op, DType dt) {
     BURN_CHECK(dt == DType::F32 || dt == DType::F64 || dt == DType::I32 || dt == DType::I64,
                "Cuda ", op, ": unsupported dtype ", dt, " (f32, f64, i32, i64)");
+}
+/// reduce_all and reduce_dim also read f16 / bf16 (values as f32, sums in f64, rounded once).
+void check_reducible(const char* op, DType dt) {
+    if (!is_half(dt)) check_numeric(op, dt);
 }
 
 std::string kernel_name(const char* kind, const Spec& sp) {
@@ -267,7 +272,7 @@ using namespace reduce;  // NOLINT(google-build-using-namespace): this file's he
 CudaTensor Kernels::reduce_all(ReduceOp op, CudaTensor t) {
     const char* name = backend::op_name(op);
     const DType dt = t.dtype;
-    check_numeric(name, dt);
+    check_reducible(name, dt);
     if (t.num_elements() == 0) return full(Shape{1}, backend::empty_reduction(op), dt, t.device);
     CudaTensor out = alloc(Shape{1}, dt, t.device);
     run_all(t, spec_of(op, dt), first(out));
@@ -277,7 +282,7 @@ CudaTensor Kernels::reduce_all(ReduceOp op, CudaTensor t) {
 CudaTensor Kernels::reduce_dim(ReduceOp op, CudaTensor t, std::size_t dim) {
     const char* name = backend::op_dim_name(op);
     const DType dt = t.dtype;
-    check_numeric(name, dt);
+    check_reducible(name, dt);
     const Shape shape = kept_shape(t.shape, dim);
     if (t.shape[dim] == 0) return full(shape, backend::empty_reduction(op), dt, t.device);
     CudaTensor out = alloc(shape, dt, t.device);

@@ -30,6 +30,7 @@
 #include "burn/autodiff/graph.hpp"
 #include "burn/backend/capabilities.hpp"
 #include "burn/backend/op_list.hpp"
+#include "burn/backend/ops.hpp"
 #include "burn/tensor/backend.hpp"
 
 namespace burn {
@@ -406,6 +407,38 @@ public:
     static DType float_dtype(const T& t) { return B::float_dtype(t.primitive); }
     /// The gradient goes back converted to the input's dtype.
     static T float_cast(T a, DType dtype);
+
+    /// Layer norm over the last dim in one kernel, where B has one (FusedLayerNormBackend:
+    /// nn::LayerNorm's forward); its backward is B's fused backward kernel.
+    static T fused_layer_norm(T x, T gamma, OptT beta,
+                              double epsilon) requires backend::FusedLayerNormBackend<B> {
+        const bool has_beta = beta.has_value();
+        return op(
+            "layer_norm", kCompute,
+            with_optional(vec(std::move(x), std::move(gamma)), std::move(beta)), kIn01,
+            [epsilon, has_beta](std::vector<P> v) {
+                OptP b = has_beta ? OptP(std::move(v[2])) : std::nullopt;
+                return B::fused_layer_norm(std::move(v[0]), std::move(v[1]), std::move(b), epsilon);
+            },
+            [epsilon, has_beta](const Ctx& c, P g) {
+                auto r = B::fused_layer_norm_backward(c.input(0), c.input(1), std::move(g), epsilon,
+                                                      has_beta && c.need[2]);
+                Grads out(has_beta ? 3 : 2);
+                if (c.need[0]) out[0] = std::move(r.x_grad);
+                if (c.need[1]) out[1] = std::move(r.gamma_grad);
+                if (has_beta && c.need[2]) out[2] = std::move(r.beta_grad);
+                return out;
+            });
+    }
+    static backend::LayerNormBackward<T> fused_layer_norm_backward(
+        T x, T gamma, T grad, double epsilon,
+        bool with_beta) requires backend::FusedLayerNormBackend<B> {
+        auto r = B::fused_layer_norm_backward(std::move(x.primitive), std::move(gamma.primitive),
+                                              std::move(grad.primitive), epsilon, with_beta);
+        OptT bg;
+        if (r.beta_grad) bg = untracked(std::move(*r.beta_grad));
+        return {untracked(std::move(r.x_grad)), untracked(std::move(r.gamma_grad)), std::move(bg)};
+    }
 
     // ================================================================== cumulative ops
     /// g summed from each position to the end of `d` (the adjoint of cumsum).

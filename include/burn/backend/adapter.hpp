@@ -72,6 +72,19 @@ public:
         return K::adam_step(std::move(param), std::move(grad), moment_1, moment_2, h);
     }
 
+    /// Present when the kernel set has a fused layer norm (burn::nn::LayerNorm uses it).
+    static typename K::Tensor fused_layer_norm(typename K::Tensor x, typename K::Tensor gamma,
+                                               std::optional<typename K::Tensor> beta,
+                                               double epsilon) requires FusedLayerNormKernel<KS> {
+        return K::layer_norm(std::move(x), std::move(gamma), std::move(beta), epsilon);
+    }
+    static LayerNormBackward<typename K::Tensor> fused_layer_norm_backward(
+        typename K::Tensor x, typename K::Tensor gamma, typename K::Tensor grad, double epsilon,
+        bool with_beta) requires FusedLayerNormKernel<KS> {
+        return K::layer_norm_backward(std::move(x), std::move(gamma), std::move(grad), epsilon,
+                                      with_beta);
+    }
+
 private:
     using T = typename K::Tensor;
     using OptT = std::optional<T>;

@@ -286,4 +286,18 @@ concept FusedAdamKernel = requires(typename KS::Tensor t, typename KS::Tensor* m
     { KS::adam_step(t, t, m, m, h) } -> std::same_as<AdamStepResult<typename KS::Tensor>>;
 };
 
+/// An optional kernel pair: layer normalisation over the last dim in one pass (mean and biased
+/// variance per row, y = (x - mean) / sqrt(var + epsilon) * gamma (+ beta)) and its backward
+/// (the row statistics recomputed from x; the gradients of x, gamma and, when asked, beta),
+/// instead of the ~25 kernels the composed form takes forward and backward. nn::LayerNorm uses
+/// it through Backend::fused_layer_norm when the set has it.
+template <class KS>
+concept FusedLayerNormKernel = requires(typename KS::Tensor t, std::optional<typename KS::Tensor> o,
+                                        double eps) {
+    { KS::layer_norm(t, t, o, eps) } -> std::same_as<typename KS::Tensor>;
+    {
+        KS::layer_norm_backward(t, t, t, eps, true)
+        } -> std::same_as<LayerNormBackward<typename KS::Tensor>>;
+};
+
 }  // namespace burn::backend

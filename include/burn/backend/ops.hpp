@@ -7,10 +7,12 @@
 #pragma once
 
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <optional>
 
 #include "burn/tensor/module_options.hpp"
 #include "burn/tensor/shape.hpp"
@@ -170,6 +172,29 @@ struct AdamStepResult {
     T param;
     T moment_1;
     T moment_2;
+};
+
+/// The gradients of a fused layer norm (the fused-norm extension of a kernel set, see
+/// <burn/backend/kernels.hpp>): of x, of gamma, and of beta when asked for.
+template <class T>
+struct LayerNormBackward {
+    T x_grad;
+    T gamma_grad;
+    std::optional<T> beta_grad;
+};
+
+/// A backend with a fused layer norm over the last dim (nn::LayerNorm uses it when present):
+///   B::fused_layer_norm(x, gamma, beta?, epsilon) -> y
+///   B::fused_layer_norm_backward(x, gamma, grad, epsilon, with_beta) -> LayerNormBackward
+/// with y = (x - mean) / sqrt(var + epsilon) * gamma (+ beta), the mean and the biased variance
+/// of each row of the last dim; the backward recomputes them from x.
+template <class B>
+concept FusedLayerNormBackend = requires(typename B::FloatTensor t,
+                                         std::optional<typename B::FloatTensor> o, double eps) {
+    { B::fused_layer_norm(t, t, o, eps) } -> std::same_as<typename B::FloatTensor>;
+    {
+        B::fused_layer_norm_backward(t, t, t, eps, true)
+        } -> std::same_as<LayerNormBackward<typename B::FloatTensor>>;
 };
 
 }  // namespace burn::backend

@@ -191,6 +191,37 @@ public:
         r.param = to(std::move(r.param), out);
         return r;
     }
+
+    /// KS's fused layer norm, its operands in one float dtype (f32 for the half types): the
+    /// result in the dtype the operands promote to, as the composed ops give.
+    static T layer_norm(T x, T gamma, OptT beta, double epsilon) requires FusedLayerNormKernel<KS> {
+        Plan p;
+        p.add(x.dtype);
+        p.add(gamma.dtype);
+        if (beta) p.add(beta->dtype);
+        p.compute = is_half(p.result) ? DType::F32 : p.result;
+        if (beta) beta = to(std::move(*beta), p.compute);
+        T y = KS::layer_norm(to(std::move(x), p.compute), to(std::move(gamma), p.compute),
+                             std::move(beta), epsilon);
+        return to(std::move(y), p.result);
+    }
+    /// Its backward: the gradients in the dtypes of x and gamma.
+    static LayerNormBackward<T> layer_norm_backward(
+        T x, T gamma, T grad, double epsilon, bool with_beta) requires FusedLayerNormKernel<KS> {
+        Plan p;
+        p.add(x.dtype);
+        p.add(gamma.dtype);
+        p.add(grad.dtype);
+        p.compute = is_half(p.result) ? DType::F32 : p.result;
+        const DType dx = x.dtype, dg = gamma.dtype;
+        auto r =
+            KS::layer_norm_backward(to(std::move(x), p.compute), to(std::move(gamma), p.compute),
+                                    to(std::move(grad), p.compute), epsilon, with_beta);
+        r.x_grad = to(std::move(r.x_grad), dx);
+        r.gamma_grad = to(std::move(r.gamma_grad), dg);
+        if (r.beta_grad) r.beta_grad = to(std::move(*r.beta_grad), dg);
+        return r;
+    }
 };
 
 }  // namespace burn::backend

@@ -273,6 +273,27 @@ public:
         return {wrap(std::move(r.param)), wrap(std::move(r.moment_1)), wrap(std::move(r.moment_2))};
     }
 
+    /// The inner set's fused layer norm, where it has one (backend::FusedLayerNormKernel): its
+    /// operands are computed first; the kernels run as they are (reductions are not fused).
+    static Tensor layer_norm(Tensor x, Tensor gamma, std::optional<Tensor> beta,
+                             double epsilon) requires backend::FusedLayerNormKernel<KS> {
+        detail::note_unfused();
+        std::optional<IT> b;
+        if (beta) b = take(std::move(*beta));
+        return wrap(
+            KS::layer_norm(take(std::move(x)), take(std::move(gamma)), std::move(b), epsilon));
+    }
+    static backend::LayerNormBackward<Tensor> layer_norm_backward(
+        Tensor x, Tensor gamma, Tensor grad, double epsilon,
+        bool with_beta) requires backend::FusedLayerNormKernel<KS> {
+        detail::note_unfused();
+        auto r = KS::layer_norm_backward(take(std::move(x)), take(std::move(gamma)),
+                                         take(std::move(grad)), epsilon, with_beta);
+        std::optional<Tensor> bg;
+        if (r.beta_grad) bg = wrap(std::move(*r.beta_grad));
+        return {wrap(std::move(r.x_grad)), wrap(std::move(r.gamma_grad)), std::move(bg)};
+    }
+
     // ---- every kernel runs on the inner set, its tensors computed first ----------------------
 #define BURN_DETAIL_FUSION_FORWARD(RET, NAME, PARAMS)             \
     template <class... A>                                         \

@@ -39,14 +39,19 @@ struct Dropout {
             return x;
         } else {
             if (prob == 0.0) return x;
+            const double scale = 1.0 / (1.0 - prob);
+            const auto keep =
+                Tensor<B, D>::random(x.shape(), Distribution::Bernoulli(1.0 - prob), x.device());
+            if (is_half(x.dtype())) {
+                // f16 / bf16 (autocast): the output keeps x's dtype, and x * scale is rounded
+                // once, with the f32 scale (as PyTorch): x * keep is exact (keep is 0 or 1).
+                return (x * keep.cast(x.dtype())) * scale;
+            }
             // The mask is scaled before it meets x: it is untracked, so `keep * scale` runs on
             // the inner backend with no graph node, and the tracked product is a single mul
             // (one pass forward, one backward) instead of a mul and a mul_scalar. The values
             // are those of x * keep * scale, bit for bit (keep is 0 or 1).
-            const auto keep = Tensor<B, D>::random(x.shape(), Distribution::Bernoulli(1.0 - prob),
-                                                   x.device()) *
-                              (1.0 / (1.0 - prob));
-            return x * keep;
+            return x * (keep * scale);
         }
     }
 

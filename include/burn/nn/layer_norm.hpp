@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <optional>
 
+#include "burn/backend/ops.hpp"
 #include "burn/config/config.hpp"
 #include "burn/module/display.hpp"
 #include "burn/module/module.hpp"
@@ -48,12 +49,21 @@ struct LayerNorm {
                    "LayerNorm::forward: expected an input whose "
                    "last dim is ",
                    d_model(), ", got shape ", x.shape());
-        const auto mean = x.mean_dim(D - 1);
-        const auto centered = x - mean;
-        const auto var = (centered * centered).mean_dim(D - 1);
-        auto y = centered / (var + epsilon).sqrt() * gamma.val().template unsqueeze<D>();
-        if (beta) y = y + beta->val().template unsqueeze<D>();
-        return y;
+        if constexpr (backend::FusedLayerNormBackend<B>) {
+            // One kernel forward and one backward (the CUDA backend's), computing what the
+            // composed ops below compute.
+            std::optional<typename B::FloatTensor> b;
+            if (beta) b = beta->val().into_primitive();
+            return Tensor<B, D>(B::fused_layer_norm(
+                x.into_primitive(), gamma.val().into_primitive(), std::move(b), epsilon));
+        } else {
+            const auto mean = x.mean_dim(D - 1);
+            const auto centered = x - mean;
+            const auto var = (centered * centered).mean_dim(D - 1);
+            auto y = centered / (var + epsilon).sqrt() * gamma.val().template unsqueeze<D>();
+            if (beta) y = y + beta->val().template unsqueeze<D>();
+            return y;
+        }
     }
 
     module::DisplaySettings display_settings(const module::DisplaySettings& inherited) const {

@@ -6,6 +6,7 @@
 // stream and returns (asynchronous); only into_data, quantized_into_data and sync wait.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -20,17 +21,50 @@ BURN_KERNEL_VOCABULARY
 /// The CUDA kernels (plus the one-pass Adam step and the fusion part).
 struct Kernels {
     BURN_KERNEL_SET_MEMBERS(CudaTensor, CudaDevice)
-    /// The kernels that run on f16 / bf16 tensors (backend::HalfKernels): storage, copies and
-    /// matmul (cuBLASLt, tensor cores, f32 accumulation); `cast` converts them to and from f32.
-    /// The others compute in f32 (backend/widen.hpp).
+    /// The kernels that run on f16 / bf16 tensors (backend::HalfKernels): storage, copies,
+    /// casts, matmul (cuBLASLt, tensor cores, f32 accumulation), random values (the f32 values
+    /// rounded), and the element-wise maps, comparisons, masked selects, activations and
+    /// reductions (half values read as f32, the result rounded once: what the f32 kernels
+    /// between casts give, in one pass). The others
+    /// compute in f32 (backend/widen.hpp).
     static constexpr bool computes_half(backend::KernelId k, DType) {
         using K = backend::KernelId;
-        return k == K::empty || k == K::from_data || k == K::into_data || k == K::to_device ||
-               k == K::contiguous || k == K::matmul;
+        switch (k) {
+            case K::empty:
+            case K::full:
+            case K::from_data:
+            case K::into_data:
+            case K::to_device:
+            case K::contiguous:
+            case K::cast:
+            case K::unary:
+            case K::binary:
+            case K::binary_scalar:
+            case K::compare:
+            case K::compare_scalar:
+            case K::is_nan:
+            case K::clamp:
+            case K::mask_where:
+            case K::mask_fill:
+            case K::reduce_all:
+            case K::reduce_dim:
+            case K::matmul:
+            case K::activation:
+            case K::activation_backward:
+            case K::random: return true;
+            default: return false;
+        }
     }
     static backend::AdamStepResult<CudaTensor> adam_step(CudaTensor param, CudaTensor grad,
                                                          CudaTensor* moment_1, CudaTensor* moment_2,
                                                          const backend::AdamHyper& h);
+    /// Layer norm over the last dim in one kernel, and its backward (backend::
+    /// FusedLayerNormKernel; burn::nn::LayerNorm uses them): f32 and f64 (the adapter runs the
+    /// half types in f32). src/ops_nn_misc.cpp, kernels/cuda/nn.cu.
+    static CudaTensor layer_norm(CudaTensor x, CudaTensor gamma, std::optional<CudaTensor> beta,
+                                 double epsilon);
+    static backend::LayerNormBackward<CudaTensor> layer_norm_backward(
+        CudaTensor x, CudaTensor gamma, CudaTensor grad, double epsilon, bool with_beta);
     /// The fusion part (Fusion<Cuda<F>>, fusion::FusionKernelSet): runs a fused element-wise
     /// program as one CUDA kernel generated for it and compiled by NVRTC on first use (cached in
     /// memory and in the kernel cache on disk; src/ops_fused.cpp).
