@@ -288,6 +288,10 @@ CASES = {
                                              "fwd+bwd: ratio"), {}),
     "BM_CudaGuideTrainStep": ("ms", _guide_train, "guide model train step, Adam (eager)",
                               _at((64,), "guide train step, batch 64, eager: ratio"), {}),
+    "BM_CudaGuideTrainStepGraph": ("ms", _guide_train,
+                                   "guide model train step, Adam (eager)",
+                                   _at((64,), "guide train step, batch 64, captured graph (burn) "
+                                              "vs eager (PyTorch): ratio"), {}),
     "BM_CudaFusionGuideTrainStep": ("ms", _guide_train,
                                     "guide model train step, Adam (eager; PyTorch unfused)",
                                     _at((64,), "Autodiff<Fusion<Cuda>> step: reported"), {}),

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <array>
 #include <burn/backend/cuda.hpp>
+#include <burn/backend/cuda/graph.hpp>
 #include <burn/burn.hpp>
 #include <burn/fusion/fusion.hpp>
 #include <chrono>
@@ -39,6 +40,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -363,8 +365,10 @@ burn::Tensor<Bk, 1, burn::Int> guide_labels(std::size_t batch) {
 // in BM_CudaFusionGuideTrainStep): forward (dropout active), CrossEntropyLoss, backward,
 // GradientsParams::from_grads, Adam (lr 1e-4, AdamConfig's defaults) step. The steps of an
 // iteration follow each other with no wait; the iteration ends with a sync.
+// BM_CudaGuideTrainStepGraph: the same step through burn::CudaGraphStep (two uncaptured warm-up
+// steps, the capture, then one graph launch per step, the batch copied into the graph's inputs).
 template <class Inner>
-void guide_train_step(benchmark::State& state) {
+void guide_train_step(benchmark::State& state, bool graphed = false) {
     using AD = burn::Autodiff<Inner>;
     if (!have_device(state)) return;
     const auto batch = static_cast<std::size_t>(state.range(0));
@@ -374,21 +378,33 @@ void guide_train_step(benchmark::State& state) {
     const auto x = guide_images<AD>(batch);
     const auto y = guide_labels<AD>(batch);
     const auto loss_fn = burn::nn::CrossEntropyLossConfig{}.init<AD>(kDevice);
+    auto body = [&](const burn::Tensor<AD, 3>& images, const burn::Tensor<AD, 1, burn::Int>& t) {
+        const auto output = model.forward(images);
+        const auto loss = loss_fn.forward(output, t);
+        auto grads = loss.backward();
+        auto grads_params = burn::optim::GradientsParams<AD>::from_grads(grads, model);
+        model = optim.step(1e-4, model, std::move(grads_params));
+    };
+    if constexpr (std::is_same_v<Inner, B>) {
+        if (graphed) {
+            burn::CudaGraphStep step(kDevice, body, model, optim);
+            run_case(
+                state, nullptr, 0.0, [&] { step(x, y); }, 1, 5);
+            state.counters["graph_nodes"] = double(step.graph().node_count());
+            state.counters["img_per_s"] =
+                benchmark::Counter(double(batch) * state.counters["reps"],
+                                   benchmark::Counter::kIsIterationInvariantRate);
+            return;
+        }
+    }
     run_case(
-        state, nullptr, 0.0,
-        [&] {
-            const auto output = model.forward(x);
-            const auto loss = loss_fn.forward(output, y);
-            auto grads = loss.backward();
-            auto grads_params = burn::optim::GradientsParams<AD>::from_grads(grads, model);
-            model = optim.step(1e-4, model, std::move(grads_params));
-        },
-        1, 5);
+        state, nullptr, 0.0, [&] { body(x, y); }, 1, 5);
     state.counters["img_per_s"] = benchmark::Counter(double(batch) * state.counters["reps"],
                                                      benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_CudaGuideTrainStep(benchmark::State& state) { guide_train_step<B>(state); }
+void BM_CudaGuideTrainStepGraph(benchmark::State& state) { guide_train_step<B>(state, true); }
 void BM_CudaFusionGuideTrainStep(benchmark::State& state) {
     guide_train_step<burn::Fusion<B>>(state);
 }
@@ -494,6 +510,7 @@ void register_cases(bool small) {
     reg("BM_CudaConv2dResnet", BM_CudaConv2dResnet)->Arg(small ? 2 : 32);
     reg("BM_CudaConv2dResnetFwdBwd", BM_CudaConv2dResnetFwdBwd)->Arg(small ? 2 : 32);
     reg("BM_CudaGuideTrainStep", BM_CudaGuideTrainStep)->Arg(64);
+    reg("BM_CudaGuideTrainStepGraph", BM_CudaGuideTrainStepGraph)->Arg(64);
     reg("BM_CudaFusionGuideTrainStep", BM_CudaFusionGuideTrainStep)->Arg(64);
     reg("BM_CudaGuideInfer", BM_CudaGuideInfer)->Arg(1)->Arg(64);
     reg("BM_CudaTransformerTrainStep", BM_CudaTransformerTrainStep)->Arg(small ? 2 : 32);

@@ -28,7 +28,8 @@ pack() {
     rm -rf "$out"
     mkdir -p "$out/bin" "$out/lib" "$out/fixtures" || die "cannot create $out"
     local bins=() f
-    for f in "$build/tests/burn_cuda_runtime_tests" "$build/tests/burn_tensor_tests_cuda" \
+    for f in "$build/tests/burn_cuda_runtime_tests" "$build/tests/burn_cuda_graph_tests" \
+             "$build/tests/burn_tensor_tests_cuda" \
              "$build/tests/burn_tensor_tests_cuda_half" \
              "$build/tests/burn_autodiff_tests_cuda" "$build/tests/burn_nn_tests_cuda" \
              "$build/tests/burn_cuda_random_program" "$build/tests/burn_cuda_multi_device_tests" \

@@ -50,8 +50,8 @@ inline std::string label_name(burn::data::MnistKind kind, std::int64_t label) {
 
 /// Trains (o.command == "train") or infers with the book's model on backend B and `device`;
 /// returns the exit status.
-template <burn::Backend B>
-int run(const Options& o, const typename B::Device& device) {
+template <burn::Backend B, class... StepCapture>
+int run(const Options& o, const typename B::Device& device, const StepCapture&... step_capture) {
     using MyBackend = B;
     using MyAutodiffBackend = burn::Autodiff<MyBackend>;
     if (o.command == "train") {
@@ -64,8 +64,8 @@ int run(const Options& o, const typename B::Device& device) {
             .seed = o.seed,
             .learning_rate = o.lr,
         };
-        guide::train<MyAutodiffBackend>(o.artifact_dir, config,
-                                        {o.kind, o.train_items, o.test_items}, device);
+        guide::train<MyAutodiffBackend>(
+            o.artifact_dir, config, {o.kind, o.train_items, o.test_items}, device, step_capture...);
         std::cout << "trained model saved to " << (o.artifact_dir / "model").string()
                   << ".mpk.gz\n";
     } else {
@@ -106,5 +106,6 @@ int run_vulkan(const Options& o);
 int run_vulkan_fusion(const Options& o);
 int run_cuda(const Options& o);
 int run_cuda_fusion(const Options& o);
+int run_cuda_graph(const Options& o);
 
 }  // namespace guide

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // guide: the Burn book's guide (model, data, training, backend, inference) as one program.
 //
-//   guide train [--backend cpu|cpu-fusion|vulkan|vulkan-fusion|cuda|cuda-fusion]
+//   guide train [--backend cpu|cpu-fusion|vulkan|vulkan-fusion|cuda|cuda-fusion|
+//                         cuda-graph]
 //               [--dataset fashion-mnist|mnist] [--epochs N] [--artifact-dir DIR]
 //               [--batch-size N] [--num-workers N] [--lr X] [--seed N]
 //               [--train-items N] [--test-items N]
-//   guide infer [--backend cpu|cpu-fusion|vulkan|vulkan-fusion|cuda|cuda-fusion]
+//   guide infer [--backend cpu|cpu-fusion|vulkan|vulkan-fusion|cuda|cuda-fusion|
+//                         cuda-graph]
 //               [--dataset fashion-mnist|mnist] [--artifact-dir DIR]
 //               [--index I] [--count N] [--min-accuracy X]
 //
@@ -16,7 +18,7 @@
 // from Debian's dataset-fashion-mnist package (no network); MNIST is downloaded on first use.
 // --backend picks the backend, as the book's main.rs does (cpu by default; cpu-fusion is the cpu
 // backend with kernel fusion, Fusion<Cpu<float>>; vulkan, vulkan-fusion, cuda and cuda-fusion
-// when the build has them).
+// when the build has them; cuda-graph trains on cuda with the steps captured as CUDA graphs).
 // docs/guide.md walks through the code.
 #include <cstdlib>
 #include <exception>
@@ -33,18 +35,21 @@ using guide::Options;
 
 void usage(std::ostream& os) {
     os << "usage:\n"
-          "  guide train [--backend cpu|cpu-fusion|vulkan|vulkan-fusion|cuda|cuda-fusion]\n"
+          "  guide train [--backend cpu|cpu-fusion|vulkan|vulkan-fusion|cuda|cuda-fusion|\n"
+          "                        cuda-graph]\n"
           "              [--dataset fashion-mnist|mnist] [--epochs N] [--artifact-dir DIR]\n"
           "              [--batch-size N] [--num-workers N] [--lr X] [--seed N]\n"
           "              [--train-items N] [--test-items N]\n"
-          "  guide infer [--backend cpu|cpu-fusion|vulkan|vulkan-fusion|cuda|cuda-fusion]\n"
+          "  guide infer [--backend cpu|cpu-fusion|vulkan|vulkan-fusion|cuda|cuda-fusion|\n"
+          "                        cuda-graph]\n"
           "              [--dataset fashion-mnist|mnist] [--artifact-dir DIR]\n"
           "              [--index I] [--count N] [--min-accuracy X]\n"
           "\n"
-          "  --backend       cpu (default), cpu-fusion, vulkan, vulkan-fusion, cuda or\n"
-          "                  cuda-fusion: where the model trains or infers (the -fusion\n"
-          "                  variants: that backend with kernel fusion; vulkan and cuda when\n"
-          "                  the build has them: device 0)\n"
+          "  --backend       cpu (default), cpu-fusion, vulkan, vulkan-fusion, cuda,\n"
+          "                  cuda-fusion or cuda-graph: where the model trains or infers (the\n"
+          "                  -fusion variants: that backend with kernel fusion; cuda-graph:\n"
+          "                  cuda with the training steps captured as CUDA graphs; vulkan and\n"
+          "                  cuda when the build has them: device 0)\n"
           "  --dataset       fashion-mnist (default; Debian's dataset-fashion-mnist) or mnist\n"
           "  --epochs        training epochs (default 10, the book's)\n"
           "  --artifact-dir  where config.json, checkpoints, logs, plots and the model go\n"
@@ -93,10 +98,11 @@ Options parse(int argc, char** argv) {
         } else if (a == "--backend") {
             o.backend = value();
             if (o.backend != "cpu" && o.backend != "cpu-fusion" && o.backend != "vulkan" &&
-                o.backend != "vulkan-fusion" && o.backend != "cuda" && o.backend != "cuda-fusion")
+                o.backend != "vulkan-fusion" && o.backend != "cuda" && o.backend != "cuda-fusion" &&
+                o.backend != "cuda-graph")
                 throw std::invalid_argument(
-                    "--backend: expected cpu, cpu-fusion, vulkan, vulkan-fusion, cuda or "
-                    "cuda-fusion, got '" +
+                    "--backend: expected cpu, cpu-fusion, vulkan, vulkan-fusion, cuda, "
+                    "cuda-fusion or cuda-graph, got '" +
                     o.backend + "'");
         } else if (a == "--dataset") {
             const std::string v = value();
@@ -137,6 +143,7 @@ int main(int argc, char** argv) {
 #ifdef BURN_EXAMPLE_WITH_CUDA
         if (o.backend == "cuda") return guide::run_cuda(o);
         if (o.backend == "cuda-fusion") return guide::run_cuda_fusion(o);
+        if (o.backend == "cuda-graph") return guide::run_cuda_graph(o);
 #endif
         std::cerr << "guide: this build has no backend '" << o.backend
                   << "' (built: cpu, cpu-fusion"
@@ -144,7 +151,7 @@ int main(int argc, char** argv) {
                   << ", vulkan, vulkan-fusion"
 #endif
 #ifdef BURN_EXAMPLE_WITH_CUDA
-                  << ", cuda, cuda-fusion"
+                  << ", cuda, cuda-fusion, cuda-graph"
 #endif
                   << ")\n";
         return 2;

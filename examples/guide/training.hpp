@@ -4,15 +4,14 @@
 #pragma once
 
 #include <algorithm>
+#include <burn/burn.hpp>
+#include <burn/train.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <string>
 #include <utility>
-
-#include <burn/burn.hpp>
-#include <burn/train.hpp>
 
 #include "data.hpp"
 #include "model.hpp"
@@ -22,17 +21,16 @@ namespace guide {
 namespace optim = burn::optim;
 
 template <Backend B>
-burn::train::ClassificationOutput<B> Model<B>::forward_classification(const Tensor<B, 3>& images,
-                                                                const Tensor<B, 1, burn::Int>& targets) const {
+burn::train::ClassificationOutput<B> Model<B>::forward_classification(
+    const Tensor<B, 3>& images, const Tensor<B, 1, burn::Int>& targets) const {
     auto output = forward(images);
     auto loss = nn::CrossEntropyLossConfig{}.init<B>(output.device()).forward(output, targets);
     return {loss, output, targets};
 }
 
 template <Backend B>
-burn::train::TrainOutput<burn::train::ClassificationOutput<B>> Model<B>::train_step(const MnistBatch<B>& batch) const
-    requires burn::AutodiffBackend<B>
-{
+burn::train::TrainOutput<burn::train::ClassificationOutput<B>> Model<B>::train_step(
+    const MnistBatch<B>& batch) const requires burn::AutodiffBackend<B> {
     auto item = forward_classification(batch.images, batch.targets);
     auto grads = item.loss.backward();
     return {*this, grads, std::move(item)};
@@ -51,7 +49,8 @@ struct TrainingConfig {
     std::size_t num_workers = 4;
     std::uint64_t seed = 42;
     double learning_rate = 1.0e-4;
-    BURN_CONFIG(TrainingConfig, model, optimizer, num_epochs, batch_size, num_workers, seed, learning_rate)
+    BURN_CONFIG(TrainingConfig, model, optimizer, num_epochs, batch_size, num_workers, seed,
+                learning_rate)
 };
 
 /// Starts from an empty artifact directory, so that the learner's summary covers this run only.
@@ -69,48 +68,51 @@ struct DataOptions {
 };
 
 /// The first `max_items` items of a split.
-inline burn::data::PartialDataset<burn::data::MnistDataset> mnist_split(burn::data::MnistKind kind,
-                                                                        burn::data::MnistSplit split,
-                                                                        std::size_t max_items) {
+inline burn::data::PartialDataset<burn::data::MnistDataset> mnist_split(
+    burn::data::MnistKind kind, burn::data::MnistSplit split, std::size_t max_items) {
     auto dataset = burn::data::MnistDataset::load(kind, split);
     const std::size_t len = std::min(max_items, dataset.len());
     return burn::data::PartialDataset<burn::data::MnistDataset>(std::move(dataset), 0, len);
 }
 
 /// Trains the model and saves it to <artifact_dir>/model.
-template <burn::AutodiffBackend B>
-void train(const std::filesystem::path& artifact_dir, const TrainingConfig& config, const DataOptions& data = {},
-           const typename B::Device& device = {}) {
+template <burn::AutodiffBackend B, class... StepCapture>
+void train(const std::filesystem::path& artifact_dir, const TrainingConfig& config,
+           const DataOptions& data = {}, const typename B::Device& device = {},
+           const StepCapture&... step_capture) {
     using burn::data::MnistSplit;
     create_artifact_dir(artifact_dir);
     config.save(artifact_dir / "config.json");
 
     B::seed(config.seed);
 
-    auto dataloader_train = burn::data::DataLoaderBuilder(MnistBatcher<B>{})
-                                .batch_size(config.batch_size)
-                                .shuffle(config.seed)
-                                .num_workers(config.num_workers)
-                                .set_device(device)
-                                .build(mnist_split(data.kind, MnistSplit::Train, data.max_train_items));
-    auto dataloader_test = burn::data::DataLoaderBuilder(MnistBatcher<typename B::InnerBackend>{})
-                               .batch_size(config.batch_size)
-                               .shuffle(config.seed)
-                               .num_workers(config.num_workers)
-                               .set_device(device)
-                               .build(mnist_split(data.kind, MnistSplit::Test, data.max_test_items));
+    auto dataloader_train =
+        burn::data::DataLoaderBuilder(MnistBatcher<B>{})
+            .batch_size(config.batch_size)
+            .shuffle(config.seed)
+            .num_workers(config.num_workers)
+            .set_device(device)
+            .build(mnist_split(data.kind, MnistSplit::Train, data.max_train_items));
+    auto dataloader_test =
+        burn::data::DataLoaderBuilder(MnistBatcher<typename B::InnerBackend>{})
+            .batch_size(config.batch_size)
+            .shuffle(config.seed)
+            .num_workers(config.num_workers)
+            .set_device(device)
+            .build(mnist_split(data.kind, MnistSplit::Test, data.max_test_items));
 
-    auto learner = burn::train::LearnerBuilder<Model<B>>(artifact_dir)
-                       .metric_train_numeric(burn::train::AccuracyMetric{})
-                       .metric_valid_numeric(burn::train::AccuracyMetric{})
-                       .metric_train_numeric(burn::train::LossMetric{})
-                       .metric_valid_numeric(burn::train::LossMetric{})
-                       .with_file_checkpointer(burn::record::CompactRecorder{})
-                       .devices({device})
-                       .num_epochs(config.num_epochs)
-                       .summary()
-                       .build(config.model.init<B>(device), config.optimizer.init<B, Model<B>>(),
-                              config.learning_rate);
+    auto builder = burn::train::LearnerBuilder<Model<B>>(artifact_dir);
+    builder.metric_train_numeric(burn::train::AccuracyMetric{})
+        .metric_valid_numeric(burn::train::AccuracyMetric{})
+        .metric_train_numeric(burn::train::LossMetric{})
+        .metric_valid_numeric(burn::train::LossMetric{})
+        .with_file_checkpointer(burn::record::CompactRecorder{})
+        .devices({device})
+        .num_epochs(config.num_epochs)
+        .summary();
+    (builder.with_step_capture(step_capture), ...);  // guide --backend cuda-graph: CUDA graphs
+    auto learner = builder.build(config.model.init<B>(device), config.optimizer.init<B, Model<B>>(),
+                                 config.learning_rate);
 
     Model<B> model_trained = learner.fit(dataloader_train, dataloader_test);
 

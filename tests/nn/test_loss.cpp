@@ -135,12 +135,19 @@ TEST(NnCrossEntropyLoss, ConfigAndErrors) {
     EXPECT_BURN_ERROR(
         loss.forward(Tensor<B, 2>::zeros({2, 4}), Tensor<B, 1, Int>::from_ints({0, 1})),
         "3 class weights for logits [2, 4]");
-    EXPECT_BURN_ERROR(nn::CrossEntropyLossConfig{}.init<B>().forward(
-                          logits, Tensor<B, 1, Int>::from_ints({0, 3})),
-                      "target 3 is out of range for 3 classes");
-    EXPECT_BURN_ERROR(nn::CrossEntropyLossConfig{}.init<B>().forward(
-                          logits, Tensor<B, 1, Int>::from_ints({-1, 0})),
-                      "target -1 is out of range");
+    // A host-memory backend refuses an out-of-range target in forward; elsewhere the gather
+    // reports it at the next read (no wait in forward).
+    const bool at_once = burn::capabilities<B>.host_memory;
+    EXPECT_BURN_ERROR((void)nn::CrossEntropyLossConfig{}
+                          .init<B>()
+                          .forward(logits, Tensor<B, 1, Int>::from_ints({0, 3}))
+                          .into_scalar(),
+                      at_once ? "target 3 is out of range for 3 classes" : "gather");
+    EXPECT_BURN_ERROR((void)nn::CrossEntropyLossConfig{}
+                          .init<B>()
+                          .forward(logits, Tensor<B, 1, Int>::from_ints({-1, 0}))
+                          .into_scalar(),
+                      at_once ? "target -1 is out of range" : "gather");
 }
 
 // ==================================================================== BinaryCrossEntropyLoss
@@ -209,9 +216,12 @@ TEST(NnBinaryCrossEntropyLoss, ConfigAndErrors) {
         "weights must be positive");
     // Binary inputs look the weight up by target value: 2 weights, target 2 has none.
     EXPECT_BURN_ERROR(
-        (nn::BinaryCrossEntropyLossConfig{.weights = std::vector<double>{1, 2}}.init<B>().forward(
-            Tensor<B, 1>::full({2}, 0.5), Tensor<B, 1, Int>::from_ints({0, 2}))),
-        "target 2 has no weight among 2");
+        (void)(nn::BinaryCrossEntropyLossConfig{.weights = std::vector<double>{1, 2}}
+                   .init<B>()
+                   .forward(Tensor<B, 1>::full({2}, 0.5), Tensor<B, 1, Int>::from_ints({0, 2}))
+                   .sum()
+                   .into_scalar()),
+        burn::capabilities<B>.host_memory ? "target 2 has no weight among 2" : "select");
 }
 
 // ============================================================================ MSE and Huber

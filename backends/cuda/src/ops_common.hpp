@@ -18,8 +18,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
+#include <tuple>
 
 #include "burn/backend/shapes.hpp"
 #include "burn/fusion/program.hpp"
@@ -101,6 +103,37 @@ void launch(Context& ctx, std::string_view program, std::string_view kernel, dim
             std::size_t shared_bytes, const A&... args) {
     void* argv[sizeof...(A) + 1] = {const_cast<void*>(static_cast<const void*>(&args))...};
     ctx.launch(ctx.kernel(program, kernel), grid, block, argv, shared_bytes);
+}
+
+/// As launch, for a kernel whose arguments a replayed CUDA graph recomputes:
+/// `update(k, args)` rewrites the tuple of arguments for the k-th run of the graph (k >= 1; k = 0
+/// runs the arguments given here). Outside a capture, the same as launch.
+template <class Update, class... A>
+void launch_patched(Context& ctx, std::string_view program, std::string_view kernel, dim3 grid,
+                    dim3 block, std::size_t shared_bytes, Update update, const A&... args) {
+    if (!ctx.capture()) {
+        launch(ctx, program, kernel, grid, block, shared_bytes, args...);
+        return;
+    }
+    struct Patch final : NodePatch {
+        std::tuple<A...> values;
+        Update fn;
+        void* argv[sizeof...(A) + 1] = {};
+        Patch(Update u, const A&... a) : values(a...), fn(std::move(u)) {
+            std::apply(
+                [&](auto&... v) {
+                    std::size_t i = 0;
+                    ((argv[i++] = static_cast<void*>(&v)), ...);
+                },
+                values);
+        }
+        void** update(std::int64_t k) override {
+            if (k > 0) fn(k, values);
+            return argv;
+        }
+    };
+    ctx.launch_patched(ctx.kernel(program, kernel), grid, block,
+                       std::make_unique<Patch>(std::move(update), args...), shared_bytes);
 }
 
 /// 1-d launch over `n` items (grid-stride): no launch when n == 0.

@@ -27,6 +27,7 @@
 // kernels/cuda/activation.cu) and the one-pass Adam step (backends/cpu/src/optim.cpp).
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -616,17 +617,26 @@ CudaTensor Kernels::activation_backward(Activation op, CudaTensor saved, CudaTen
 namespace {
 
 /// Launches adam_step_<dtype> with the step's scalars rounded to E, as the CPU backend does.
+/// A replayed CUDA graph runs step h.time + k at its k-th run: the bias corrections of that step
+/// replace the captured ones (arguments 17 and 18 of the kernel), as Adam::step computes them.
 template <class E>
 void launch_adam(Context& ctx, DType dt, const void* p, const Meta& mp, const void* g,
                  const Meta& mg, const void* m, const Meta& mm, const void* v, const Meta& mv,
                  void* po, void* mo, void* vo, std::size_t n, int flags,
                  const backend::AdamHyper& h) {
-    launch_1d(ctx, kActivationProgram, variant("adam_step", dt), n, p, mp, g, mg, m, mm, v, mv, po,
-              mo, vo, static_cast<std::int64_t>(n), flags, static_cast<E>(h.beta_1),
-              static_cast<E>(h.beta_2), static_cast<E>(1.0 - h.beta_1),
-              static_cast<E>(1.0 - h.beta_2), static_cast<E>(1.0 / h.correction_2),
-              static_cast<E>(h.lr / h.correction_1), static_cast<E>(h.epsilon),
-              static_cast<E>(h.weight_decay));
+    if (n == 0) return;
+    auto replay = [h](std::int64_t k, auto& args) {
+        const double t = static_cast<double>(h.time + k);
+        std::get<17>(args) = static_cast<E>(1.0 / (1.0 - std::pow(h.beta_2, t)));
+        std::get<18>(args) = static_cast<E>(h.lr / (1.0 - std::pow(h.beta_1, t)));
+    };
+    launch_patched(ctx, kActivationProgram, variant("adam_step", dt), dim3(grid_for(ctx, n)),
+                   dim3(256), 0, replay, p, mp, g, mg, m, mm, v, mv, po, mo, vo,
+                   static_cast<std::int64_t>(n), flags, static_cast<E>(h.beta_1),
+                   static_cast<E>(h.beta_2), static_cast<E>(1.0 - h.beta_1),
+                   static_cast<E>(1.0 - h.beta_2), static_cast<E>(1.0 / h.correction_2),
+                   static_cast<E>(h.lr / h.correction_1), static_cast<E>(h.epsilon),
+                   static_cast<E>(h.weight_decay));
 }
 
 }  // namespace

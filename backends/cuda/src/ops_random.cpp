@@ -107,9 +107,35 @@ CudaTensor Kernels::random(const Shape& shape, const Distribution& dist, DType d
     const std::string name =
         std::string("random_") + kind_name(dist.kind) + "_" + dtype_suffix(dtype);
     Context& ctx = context(device);
-    launch(ctx, "random", name, dim3(grid_for(ctx, blocks)), dim3(256), 0, first(out),
-           static_cast<std::int64_t>(n), static_cast<std::int64_t>(blocks), r.k0, r.k1,
-           r.first_block, p.a, p.b, p.hi, p.below_hi, p.guard, p.ilo, p.irange);
+    // In a captured graph, every replay draws the blocks that follow the stream's position then:
+    // the capture's first random kernel sets up its anchor, which reserves them for each replay.
+    std::shared_ptr<RngAnchor> anchor;
+    if (GraphExec* g = ctx.capture()) {
+        if (!g->rng) {
+            g->rng = std::make_shared<RngAnchor>();
+            g->rng->first = g->rng->base = r.first_block;
+            g->rng->k0 = r.k0;
+            g->rng->k1 = r.k1;
+            g->hooks.emplace_back([a = g->rng](std::int64_t k) {
+                if (k == 0) return;
+                const auto next = state().reserve(a->end - a->first);
+                a->base = next.first_block;
+                a->k0 = next.k0;
+                a->k1 = next.k1;
+            });
+        }
+        anchor = g->rng;
+        anchor->end = r.first_block + blocks;
+    }
+    const std::uint64_t delta = anchor ? r.first_block - anchor->first : 0;
+    auto replay = [anchor, delta](std::int64_t, auto& args) {
+        std::get<3>(args) = anchor->k0;
+        std::get<4>(args) = anchor->k1;
+        std::get<5>(args) = anchor->base + delta;
+    };
+    launch_patched(ctx, "random", name, dim3(grid_for(ctx, blocks)), dim3(256), 0, replay,
+                   first(out), static_cast<std::int64_t>(n), static_cast<std::int64_t>(blocks),
+                   r.k0, r.k1, r.first_block, p.a, p.b, p.hi, p.below_hi, p.guard, p.ilo, p.irange);
     return out;
 }
 

@@ -24,7 +24,10 @@ void check(cudaError_t status, const char* what) {
 
 // ---- buffers (the allocator: allocator.cpp) ----
 
-Buffer::~Buffer() { context(CudaDevice{device_}).allocator().release(ptr_, bytes_); }
+Buffer::~Buffer() {
+    if (pool_) pool_->release(ptr_);
+    else context(CudaDevice{device_}).release(ptr_, bytes_);
+}
 
 // ---- devices ----
 
@@ -96,6 +99,10 @@ std::string Context::arch() const {
 std::shared_ptr<Buffer> Context::alloc(std::size_t bytes) {
     activate();
     std::size_t cls = 0;
+    if (GraphExec* g = capture()) {
+        void* p = g->pool->allocate(std::max<std::size_t>(bytes, 1), &cls);
+        return std::make_shared<Buffer>(p, cls, device_, g->pool);
+    }
     void* p = allocator_.allocate(std::max<std::size_t>(bytes, 1), &cls);
     return std::make_shared<Buffer>(p, cls, device_);
 }
@@ -153,7 +160,7 @@ void Context::launch(const Kernel& kernel, dim3 grid, dim3 block, void** args,
                      std::size_t shared_bytes) {
     activate();
     const cudaError_t st =
-        cudaLaunchKernel(kernel.handle, grid, block, args, shared_bytes, stream_);
+        cudaLaunchKernel(kernel.handle, grid, block, args, shared_bytes, stream());
     if (st != cudaSuccess) {
         (void)cudaGetLastError();
         ::burn::detail::fail("Cuda: launching kernel ", kernel.name, " (grid ", grid.x, "x", grid.y,
@@ -198,6 +205,7 @@ void Context::check_kernel_errors() {
 }
 
 void Context::sync() {
+    refuse_in_capture("sync (waiting for the device)");
     activate();
     check(cudaStreamSynchronize(stream_), "sync (a queued kernel failed)");
     check_kernel_errors();
@@ -241,6 +249,21 @@ Context::UploadBlock& Context::upload_block(std::size_t bytes) {
 void Context::upload(void* dst, const void* src, std::size_t bytes) {
     if (bytes == 0) return;
     activate();
+    if (GraphExec* g = capture()) {
+        // The graph's copy reads a pinned copy of the data that lives as long as the graph: each
+        // replay uploads the same values (data made inside a captured step is a constant of it).
+        void* host = nullptr;
+        cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+        check(cudaThreadExchangeStreamCaptureMode(&mode), "upload (capture mode)");
+        const cudaError_t st = cudaMallocHost(&host, bytes);
+        check(cudaThreadExchangeStreamCaptureMode(&mode), "upload (capture mode)");
+        check(st, "pinned upload copy for a captured graph");
+        g->constants.push_back(host);
+        std::memcpy(host, src, bytes);
+        check(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, stream_), "upload");
+        return;
+    }
+    (void)stream();  // waits while another thread captures
     std::lock_guard lock(upload_mutex_);
     auto* d = static_cast<std::byte*>(dst);
     const auto* s = static_cast<const std::byte*>(src);
@@ -254,6 +277,7 @@ void Context::upload(void* dst, const void* src, std::size_t bytes) {
 }
 
 void Context::download(void* dst, const void* src, std::size_t bytes) {
+    refuse_in_capture("read (copying a tensor to the host)");
     activate();
     std::lock_guard lock(mutex_);
     if (bytes > pinned_bytes_) {

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -25,6 +26,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -36,11 +38,16 @@ namespace burn::cuda {
 /// Throws burn::Error("Cuda <what>: <CUDA's message> (<code name>)") unless `status` is success.
 void check(cudaError_t status, const char* what);
 
-/// A block of device memory from a Context's allocator; returned to it when destroyed.
+class GraphPool;
+struct GraphExec;
+
+/// A block of device memory from a Context's allocator, or from the private pool of a CUDA graph
+/// captured on the device (`pool`); returned to it when destroyed.
 class Buffer {
 public:
-    Buffer(void* ptr, std::size_t bytes, std::size_t device)
-        : ptr_(ptr), bytes_(bytes), device_(device) {}
+    Buffer(void* ptr, std::size_t bytes, std::size_t device,
+           std::shared_ptr<GraphPool> pool = nullptr)
+        : ptr_(ptr), bytes_(bytes), device_(device), pool_(std::move(pool)) {}
     ~Buffer();
     Buffer(const Buffer&) = delete;
     Buffer& operator=(const Buffer&) = delete;
@@ -52,6 +59,7 @@ private:
     void* ptr_;
     std::size_t bytes_;  ///< the size class (>= the bytes asked for)
     std::size_t device_;
+    std::shared_ptr<GraphPool> pool_;  ///< null: the device's allocator
 };
 
 /// The bookkeeping of the caching allocator, without CUDA (host-tested): memory comes in
@@ -141,6 +149,47 @@ private:
     BlockPool pool_;
 };
 
+/// The private memory of a CUDA graph (graph.cpp): the blocks allocated while it is captured come
+/// from a BlockPool of their own, so that no later allocation outside the graph is handed a block
+/// the graph writes when it is replayed. Blocks released during the capture serve later requests
+/// of the same capture (the graph runs them in stream order); the segments go back to the driver
+/// when the graph and the last tensor holding one of its blocks are gone.
+class GraphPool {
+public:
+    explicit GraphPool(std::size_t device);
+    ~GraphPool();
+    GraphPool(const GraphPool&) = delete;
+    GraphPool& operator=(const GraphPool&) = delete;
+    /// Throws burn::Error when the device is out of memory.
+    void* allocate(std::size_t bytes, std::size_t* block_bytes);
+    void release(void* ptr) noexcept;
+    std::size_t reserved() const;
+
+private:
+    std::size_t device_;
+    mutable std::mutex mutex_;
+    BlockPool pool_;
+};
+
+/// How a kernel of a captured graph gets its arguments for each replay: the kernels whose
+/// scalars the host computes anew at every step (the Philox position of random numbers, Adam's
+/// bias corrections) register one (launch_patched). `update(k)` writes the arguments of the k-th
+/// run of the graph (k = 0: the first, with the captured values) and returns a pointer to each.
+struct NodePatch {
+    virtual ~NodePatch() = default;
+    virtual void** update(std::int64_t k) = 0;
+};
+
+/// The random numbers drawn in a capture (ops_random.cpp): the Philox blocks the captured kernels
+/// reserved, [first, end), and where the k-th run of the graph draws them (`base`, `k0`, `k1`:
+/// reserved again at every replay after the first, so that replays continue the stream as
+/// uncaptured steps do).
+struct RngAnchor {
+    std::uint64_t first = 0, end = 0;
+    std::uint64_t base = 0;
+    std::uint32_t k0 = 0, k1 = 0;
+};
+
 /// A kernel from an NVRTC program, ready to launch.
 struct Kernel {
     const void* handle = nullptr;  ///< a cudaKernel_t
@@ -164,7 +213,12 @@ public:
     Context& operator=(const Context&) = delete;
 
     std::size_t index() const { return device_; }
-    cudaStream_t stream() const { return stream_; }
+    /// The device's stream. While another thread captures a graph on it, waits until the
+    /// capture ends (work queued meanwhile would land in the graph).
+    cudaStream_t stream() const {
+        if (capturing_.load(std::memory_order_acquire)) wait_for_other_capture();
+        return stream_;
+    }
     const cudaDeviceProp& properties() const { return props_; }
     /// "sm_90": the architecture NVRTC compiles for.
     std::string arch() const;
@@ -186,6 +240,23 @@ public:
     /// Queues `kernel` on the stream with the given arguments (pointers to each argument value).
     void launch(const Kernel& kernel, dim3 grid, dim3 block, void** args,
                 std::size_t shared_bytes = 0);
+    /// As launch, with the arguments `patch->update(0)`; when the calling thread is capturing a
+    /// graph, the graph asks `patch` for the arguments of each replay.
+    void launch_patched(const Kernel& kernel, dim3 grid, dim3 block,
+                        std::unique_ptr<NodePatch> patch, std::size_t shared_bytes = 0);
+
+    // ---- CUDA graphs (graph.cpp) ----
+    /// Starts capturing what the calling thread queues on the stream into a graph: nothing runs
+    /// until the graph is launched. Meanwhile allocations come from the graph's own pool, blocks
+    /// of the device's allocator released are kept for the graph, uploads read a copy of their
+    /// data kept with it, reads and waits throw burn::Error, and other threads wait before
+    /// queueing work on the device. Throws burn::Error when a capture is already running.
+    void begin_capture();
+    /// Ends the capture and instantiates its graph. `ok` false: the capture failed (an exception
+    /// left the captured code): the partial graph is dropped and nullptr returned.
+    std::shared_ptr<GraphExec> end_capture(bool ok);
+    /// The capture the calling thread is running on this device, or nullptr.
+    GraphExec* capture() const;
 
     /// The device pointer of the error word, and the tag of `op` for it (kernels that can fail
     /// take both and report with burn_report_error, kernels/cuda/common.cuh).
@@ -195,6 +266,9 @@ public:
     /// Waits for the stream; then throws the kernel-side error if one was reported (and clears
     /// it).
     void sync();
+    /// Returns a block of the device's allocator (Buffer's destructor): kept until the graph is
+    /// destroyed when a capture is running, since the graph may read it.
+    void release(void* ptr, std::size_t bytes) noexcept;
     /// Throws the pending kernel-side error, if any (after a synchronisation).
     void check_kernel_errors();
 
@@ -221,6 +295,17 @@ public:
     void activate() const;
 
 private:
+    /// Throws burn::Error naming `what` when the calling thread is capturing a graph (a wait or a
+    /// read cannot be captured); waits while another thread captures one.
+    void refuse_in_capture(const char* what) const;
+    void wait_for_other_capture() const;
+    /// The capture running on this device (any thread), guarded by capture_mutex_.
+    std::atomic<bool> capturing_{false};
+    mutable std::mutex capture_mutex_;
+    mutable std::condition_variable capture_done_;
+    std::shared_ptr<GraphExec> capture_;
+    std::thread::id capture_thread_;
+
     std::size_t device_;
     cudaDeviceProp props_{};
     cudaStream_t stream_ = nullptr;
@@ -254,6 +339,40 @@ private:
     void* cublaslt_ = nullptr;
     void* cudnn_ = nullptr;
     std::shared_ptr<Buffer> workspace_;
+};
+
+/// A CUDA graph of one device: while captured (Context::begin_capture .. end_capture), what the
+/// capture collects; then the instantiated graph, which keeps what its replays use: its pool, the
+/// blocks of the device's allocator released during the capture, the host copies its uploads read.
+struct GraphExec {
+    explicit GraphExec(std::size_t device);
+    ~GraphExec();
+    GraphExec(const GraphExec&) = delete;
+    GraphExec& operator=(const GraphExec&) = delete;
+
+    /// Queues the next run of the graph: the replay hooks, then the patched kernels' arguments
+    /// (from the second run on), then the graph.
+    void launch();
+
+    std::size_t device;
+    std::shared_ptr<GraphPool> pool;
+    std::vector<std::pair<void*, std::size_t>> deferred;  ///< allocator blocks: released last
+    std::vector<void*> constants;                         ///< pinned host copies of uploads
+    struct Patched {
+        cudaGraphNode_t node = nullptr;
+        std::unique_ptr<NodePatch> patch;
+        Kernel kernel;
+        dim3 grid, block;
+        unsigned shared_bytes = 0;
+    };
+    std::vector<Patched> patched;
+    /// Run before each launch with its index (ops_random.cpp reserves the replay's Philox blocks).
+    std::vector<std::function<void(std::int64_t)>> hooks;
+    std::shared_ptr<RngAnchor> rng;  ///< set by the first random kernel of the capture
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    std::int64_t launches = 0;
+    std::size_t nodes = 0;
 };
 
 /// The Context of a device (created on first use; throws burn::Error for a missing device).

@@ -164,6 +164,9 @@ struct AdamHyper {
     double correction_1;  ///< 1 - beta_1^t
     double correction_2;  ///< 1 - beta_2^t
     double weight_decay;  ///< L2 penalty added to the gradient (0: none)
+    /// The step t of the corrections (1 on the first step): a replayed CUDA graph recomputes
+    /// them for each replay's step.
+    std::int64_t time = 0;
 };
 
 /// The parameter and both moments after a fused Adam step.

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "burn/backend/capabilities.hpp"
 #include "burn/config/config.hpp"
 #include "burn/module/display.hpp"
 #include "burn/module/module.hpp"
@@ -219,7 +220,12 @@ struct CrossEntropyLoss {
         const auto mask = padding_mask(targets);
         // Padded targets may lie outside [0, classes): they are replaced by 0 before indexing.
         const auto safe = mask ? targets.mask_fill(*mask, 0) : targets;
-        if (batch > 0) {
+        // A host-memory backend checks the targets here, with a message naming the loss. A
+        // device backend would wait for the device to read them: there the gather (and select)
+        // below check every index in the kernel and report an out-of-range target as burn::Error
+        // at the next read, so that a training step stays asynchronous (and can be captured as a
+        // CUDA graph); with smoothing, one_hot checks them.
+        if (batch > 0 && ::burn::capabilities<B>.host_memory) {
             const auto lo = safe.min().into_scalar(), hi = safe.max().into_scalar();
             BURN_CHECK(lo >= 0 && hi < std::int64_t(classes), "CrossEntropyLoss::forward: target ",
                        lo < 0 ? lo : hi, " is out of range for ", classes, " classes");
@@ -354,7 +360,9 @@ struct BinaryCrossEntropyLoss {
                 loss = loss * weights->template unsqueeze<D>();
             } else {
                 const auto n = std::int64_t(weights->dims()[0]);
-                if (targets.num_elements() > 0) {
+                // On a device backend, select checks the targets in the kernel (see
+                // CrossEntropyLoss::forward).
+                if (targets.num_elements() > 0 && ::burn::capabilities<B>.host_memory) {
                     const auto lo = targets.min().into_scalar(), hi = targets.max().into_scalar();
                     BURN_CHECK(lo >= 0 && hi < n, "BinaryCrossEntropyLoss::forward: target ",
                                lo < 0 ? lo : hi, " has no weight among ", n);

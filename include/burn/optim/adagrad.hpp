@@ -38,6 +38,16 @@ struct AdaGrad {
         state.set_counter("time", time);
         return std::move(param) - std::move(update);
     }
+    /// A step that a captured graph ran (OptimizerAdaptor::count_replayed_step): the count
+    /// advances. With lr_decay the rate changes at every step, which a graph cannot replay.
+    template <Backend IB>
+    void replayed(ParamState<IB>& state) const {
+        BURN_CHECK(lr_decay == 0.0, "AdaGrad: a captured step cannot be replayed with lr_decay ",
+                   lr_decay,
+                   " (the rate of each step is computed on the host; capture without "
+                   "it, or run the steps uncaptured)");
+        state.set_counter("time", state.counter("time") + 1);
+    }
 };
 
 /// Configuration of AdaGrad (Burn's defaults: epsilon 1e-5, where PyTorch uses 1e-10).
@@ -53,11 +63,15 @@ struct AdaGradConfig {
         BURN_CHECK(lr_decay >= 0, "AdaGradConfig::init: lr_decay must be >= 0, got ", lr_decay);
         BURN_CHECK(epsilon > 0, "AdaGradConfig::init: epsilon must be positive, got ", epsilon);
         if (weight_decay)
-            BURN_CHECK(*weight_decay->penalty >= 0, "AdaGradConfig::init: weight_decay.penalty "
-                       "must be >= 0, got ", *weight_decay->penalty);
+            BURN_CHECK(*weight_decay->penalty >= 0,
+                       "AdaGradConfig::init: weight_decay.penalty "
+                       "must be >= 0, got ",
+                       *weight_decay->penalty);
         if (grad_clipping)
-            BURN_CHECK(*grad_clipping->threshold > 0, "AdaGradConfig::init: grad_clipping.threshold must "
-                       "be positive, got ", *grad_clipping->threshold);
+            BURN_CHECK(*grad_clipping->threshold > 0,
+                       "AdaGradConfig::init: grad_clipping.threshold must "
+                       "be positive, got ",
+                       *grad_clipping->threshold);
         return OptimizerAdaptor<AdaGrad, B>(AdaGrad{lr_decay, epsilon, weight_decay},
                                             grad_clipping);
     }

@@ -78,6 +78,14 @@ struct Adam {
         return std::move(param) - std::move(update);
     }
 
+    /// One step that a captured graph ran on the device (OptimizerAdaptor::count_replayed_step):
+    /// the step count advances. The device kernels of the graph get the bias corrections of each
+    /// replay's count from the backend (AdamHyper::time).
+    template <Backend IB>
+    void replayed(ParamState<IB>& state) const {
+        state.set_counter("time", state.counter("time") + 1);
+    }
+
 private:
     /// Throws burn::Error unless the gradient and the moments (both or none: the state of this
     /// parameter) have the parameter's shape.
@@ -102,7 +110,8 @@ private:
                          epsilon,
                          1.0 - std::pow(beta_1, double(time)),
                          1.0 - std::pow(beta_2, double(time)),
-                         weight_decay ? double(*weight_decay->penalty) : 0.0};
+                         weight_decay ? double(*weight_decay->penalty) : 0.0,
+                         time};
     }
 };
 

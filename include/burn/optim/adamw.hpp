@@ -34,6 +34,11 @@ struct AdamW {
         return Adam{beta_1, beta_2, epsilon, std::nullopt}.step(lr, std::move(param),
                                                                 std::move(grad), state);
     }
+    /// A step that a captured graph ran (Adam::replayed).
+    template <Backend IB>
+    void replayed(ParamState<IB>& state) const {
+        Adam{}.replayed(state);
+    }
 };
 
 /// Configuration of AdamW (Burn's defaults: epsilon 1e-5 and weight_decay 1e-4, where PyTorch

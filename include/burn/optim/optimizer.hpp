@@ -163,6 +163,35 @@ public:
         return out;
     }
 
+    /// Calls f("<param id>/<name>", primitive) for every tensor of the state, in the order of the
+    /// ids (a captured step's graph, burn::CudaGraphStep, keeps the state's blocks with it).
+    template <class F>
+    void for_each_state_tensor(F&& f) const {
+        std::vector<std::pair<ParamId, const ParamState<InnerBackend>*>> sorted;
+        for (const auto& [id, s] : states_) sorted.emplace_back(id, &s);
+        std::sort(sorted.begin(), sorted.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (const auto& [id, s] : sorted)
+            for (const auto& [name, item] : s->tensors)
+                f(id.to_string() + "/" + name, item.primitive);
+    }
+
+    /// The host side of a step that a captured graph ran (burn::CudaGraphStep replays the
+    /// device work only): the optimizer's step counters advance as the step would have advanced
+    /// them (S::replayed). Throws burn::Error for an optimizer whose step depends on counters it
+    /// cannot advance so.
+    void count_replayed_step() {
+        for (auto& [id, s] : states_) {
+            if constexpr (requires(const S& o, ParamState<InnerBackend>& st) { o.replayed(st); })
+                optim_.replayed(s);
+            else
+                BURN_CHECK(s.counters.empty(),
+                           "Optimizer: a captured step cannot be replayed: "
+                           "the optimizer's state has step counters it does not advance (",
+                           s.counters.front().first, ")");
+        }
+    }
+
     /// The states of every parameter stepped so far: {"<param id>": {"<name>": tensor or integer}}.
     record::Record to_record() const {
         std::vector<std::pair<ParamId, const ParamState<InnerBackend>*>> sorted;

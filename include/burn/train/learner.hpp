@@ -359,6 +359,44 @@ struct LearnerOptions {
 template <class M, class O, class S>
 class Learner;
 
+namespace detail {
+
+/// The Learner's optimizer as a captured training step sees it (with_step_capture): the update,
+/// and the state a graph keeps with it (OptimizerAdaptor's for_each_state_tensor and
+/// count_replayed_step).
+template <class M>
+class OptimizerHandle {
+public:
+    using Backend = module::module_backend_t<M>;
+    using Primitive = typename Backend::InnerBackend::FloatTensor;
+    virtual ~OptimizerHandle() = default;
+    virtual M step(double lr, const M& model, optim::GradientsParams<Backend> grads) = 0;
+    virtual void for_each_state_tensor(
+        const std::function<void(const std::string&, const Primitive&)>& f) const = 0;
+    virtual void count_replayed_step() = 0;
+};
+
+template <class M, class O>
+class OptimizerHandleOf final : public OptimizerHandle<M> {
+public:
+    using typename OptimizerHandle<M>::Backend;
+    using typename OptimizerHandle<M>::Primitive;
+    explicit OptimizerHandleOf(O& o) : o_(o) {}
+    M step(double lr, const M& model, optim::GradientsParams<Backend> grads) override {
+        return o_.step(lr, model, std::move(grads));
+    }
+    void for_each_state_tensor(
+        const std::function<void(const std::string&, const Primitive&)>& f) const override {
+        o_.for_each_state_tensor(f);
+    }
+    void count_replayed_step() override { o_.count_replayed_step(); }
+
+private:
+    O& o_;
+};
+
+}  // namespace detail
+
 /// Burn's LearnerBuilder, for the model type M (on an autodiff backend).
 template <class M>
 class LearnerBuilder {
@@ -549,6 +587,22 @@ public:
         return *this;
     }
     /// A handle to stop fit() from another thread.
+    /// A training step as the capture gives it: the batch and the step's learning rate in, the
+    /// step's output out (the model and the optimizer updated).
+    using StepRunner = std::function<TrainItem(const TrainBatch&, double)>;
+    /// Runs the training steps through `capture`, a value with
+    ///   template <class Batch, class Item, class Model, class Optim>
+    ///   std::function<Item(const Batch&, double)> runner(Model&, Optim&) const;
+    /// burn::CudaGraphs (<burn/backend/cuda/graph.hpp>) captures the step as a CUDA graph and
+    /// replays it. Not with gradient accumulation or several devices or replicas; the optimizer
+    /// must be an OptimizerAdaptor (the optimizers of burn/optim).
+    template <class C>
+    LearnerBuilder& with_step_capture(C capture) & {
+        step_capture_ = [capture](M& model, detail::OptimizerHandle<M>& optim) {
+            return capture.template runner<TrainBatch, TrainItem>(model, optim);
+        };
+        return *this;
+    }
     LearnerBuilder& with_interrupter(TrainingInterrupter interrupter) & {
         interrupter_ = std::move(interrupter);
         return *this;
@@ -599,6 +653,7 @@ public:
     BURN_LEARNER_RVALUE(summary)
     BURN_LEARNER_RVALUE(renderer)
     BURN_LEARNER_RVALUE(with_interrupter)
+    BURN_LEARNER_RVALUE(with_step_capture)
     BURN_LEARNER_RVALUE(handle_sigint)
     BURN_LEARNER_RVALUE(plots)
 #undef BURN_LEARNER_RVALUE
@@ -619,6 +674,21 @@ public:
                    "LearnerBuilder::build: checkpoint(", options_.checkpoint.value_or(0),
                    ") needs with_file_checkpointer(recorder) (the recorder the checkpoints were "
                    "saved with)");
+        BURN_CHECK(!step_capture_ || (devices_.size() <= 1 && !options_.replicas &&
+                                      options_.grads_accumulation <= 1),
+                   "LearnerBuilder::build: with_step_capture runs one optimizer step per batch on "
+                   "one device: not with gradient accumulation, several devices or replicas");
+        if constexpr (!requires(O & o) {
+                          o.count_replayed_step();
+                          o.for_each_state_tensor(
+                              [](const std::string&,
+                                 const typename Backend::InnerBackend::FloatTensor&) {});
+                      }) {
+            BURN_CHECK(!step_capture_,
+                       "LearnerBuilder::build: with_step_capture needs an optimizer "
+                       "whose state a captured step can keep (an OptimizerAdaptor: "
+                       "the optimizers of burn/optim)");
+        }
         if (!devices_.empty()) model = model.to_device(devices_.front());
         using Sched = std::conditional_t<lr_scheduler::LrScheduler<S>, S, lr_scheduler::ConstantLr>;
         Sched sched = [&] {
@@ -628,11 +698,15 @@ public:
         if (options_.replicas && options_.replicas->rank() != 0) renderer_ = silent_renderer();
         if (!renderer_) renderer_ = default_renderer();
         using L = Learner<M, O, Sched>;
-        if (devices_.size() <= 1)
-            return L(std::move(options_), std::move(model), std::move(optim), std::move(sched),
-                     std::move(train_metrics_), std::move(valid_metrics_), std::move(checkpointer_),
-                     std::move(early_stopping_), std::move(renderer_), std::move(interrupter_),
-                     std::move(device_sum_));
+        if (devices_.size() <= 1) {
+            L one(std::move(options_), std::move(model), std::move(optim), std::move(sched),
+                  std::move(train_metrics_), std::move(valid_metrics_), std::move(checkpointer_),
+                  std::move(early_stopping_), std::move(renderer_), std::move(interrupter_),
+                  std::move(device_sum_));
+            if constexpr (requires(O & o) { o.count_replayed_step(); })
+                one.step_capture_ = std::move(step_capture_);
+            return one;
+        }
         // Several devices: replica r (r >= 1) is a learner of its own on a copy of everything.
         if constexpr (!std::is_copy_constructible_v<O> || !std::is_copy_constructible_v<Sched>) {
             ::burn::detail::fail("LearnerBuilder::build: training on ", devices_.size(),
@@ -678,6 +752,7 @@ private:
     typename detail::GradientSync<Backend>::DeviceSum device_sum_;
     std::unique_ptr<MetricsRenderer> renderer_;
     std::optional<TrainingInterrupter> interrupter_;
+    std::function<StepRunner(M&, detail::OptimizerHandle<M>&)> step_capture_;
 };
 
 /// How fit() ended.
@@ -1021,6 +1096,16 @@ private:
         auto it = loader.iter();
         std::size_t iteration = 0;
         bool stopped = false;
+        // with_step_capture: this epoch's steps run through the capture's runner (made here, as
+        // it holds references to the model and the optimizer of this learner).
+        std::unique_ptr<detail::OptimizerHandle<M>> handle;
+        std::function<TrainItem(const TrainBatch&, double)> captured;
+        if constexpr (requires(O & o) { o.count_replayed_step(); }) {
+            if (step_capture_) {
+                handle = std::make_unique<detail::OptimizerHandleOf<M, O>>(optim_);
+                captured = step_capture_(model_, *handle);
+            }
+        }
         for (;;) {
             const auto wait_start = Clock::now();
             auto batch = it.next();
@@ -1031,21 +1116,25 @@ private:
             last_lr = lr;
             // With replicas, the gradients of a step that ends with an optimizer step are reduced
             // while its backward pass runs (overlap), and the replicas agree whether to stop.
-            std::unique_ptr<typename detail::GradientSync<Backend>::Scope> hook;
-            if (sync_ && options_.grads_accumulation <= 1)
-                hook = sync_->begin(model_, options_.data_parallel.overlap);
-            auto out = in_autocast([&] { return model_.train_step(*batch); });
-            hook.reset();
             bool stop_all = false;
-            if (options_.grads_accumulation <= 1) {
-                stop_all = optimizer_step(lr, std::move(out.grads), interrupted(), true);
-            } else {
-                accumulator.accumulate(model_, std::move(out.grads));
-                if (++accumulated >= options_.grads_accumulation) {
-                    stop_all = optimizer_step(lr, accumulator.grads(), interrupted());
-                    accumulated = 0;
+            const TrainItem item = [&]() -> TrainItem {
+                if (captured) return in_autocast([&] { return captured(*batch, lr); });
+                std::unique_ptr<typename detail::GradientSync<Backend>::Scope> hook;
+                if (sync_ && options_.grads_accumulation <= 1)
+                    hook = sync_->begin(model_, options_.data_parallel.overlap);
+                auto out = in_autocast([&] { return model_.train_step(*batch); });
+                hook.reset();
+                if (options_.grads_accumulation <= 1) {
+                    stop_all = optimizer_step(lr, std::move(out.grads), interrupted(), true);
+                } else {
+                    accumulator.accumulate(model_, std::move(out.grads));
+                    if (++accumulated >= options_.grads_accumulation) {
+                        stop_all = optimizer_step(lr, accumulator.grads(), interrupted());
+                        accumulated = 0;
+                    }
                 }
-            }
+                return std::move(out.item);
+            }();
             const auto progress = it.progress();
             MetricMetadata md{progress.items_processed,
                               progress.items_total,
@@ -1053,7 +1142,7 @@ private:
                               options_.num_epochs,
                               iteration,
                               lr};
-            update_metrics(train_metrics_, out.item, md, Split::Train, epoch, logger, train_steps_);
+            update_metrics(train_metrics_, item, md, Split::Train, epoch, logger, train_steps_);
             renderer_->render_train(TrainingProgress{progress.items_processed, progress.items_total,
                                                      epoch, options_.num_epochs, iteration});
             if (options_.replicas ? stop_all : interrupted()) {
@@ -1214,6 +1303,10 @@ private:
     M model_;
     O optim_;
     S sched_;
+    /// with_step_capture: makes the runner of an epoch's training steps.
+    std::function<std::function<TrainItem(const TrainBatch&, double)>(M&,
+                                                                      detail::OptimizerHandle<M>&)>
+        step_capture_;
     std::unique_ptr<detail::GradientSync<Backend>> sync_;  // with replicas
     typename detail::GradientSync<Backend>::DeviceSum device_sum_;
     std::vector<std::unique_ptr<detail::MetricSlot<TrainItem>>> train_metrics_;
