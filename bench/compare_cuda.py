@@ -292,6 +292,10 @@ CASES = {
                                    "guide model train step, Adam (eager)",
                                    _at((64,), "guide train step, batch 64, captured graph (burn) "
                                               "vs eager (PyTorch): ratio"), {}),
+    "BM_CudaFusionGuideTrainStepGraph": ("ms", _guide_train,
+                                         "guide model train step, Adam (eager; PyTorch unfused)",
+                                         _at((64,), "Autodiff<Fusion<Cuda>> step captured: "
+                                                    "reported"), {}),
     "BM_CudaFusionGuideTrainStep": ("ms", _guide_train,
                                     "guide model train step, Adam (eager; PyTorch unfused)",
                                     _at((64,), "Autodiff<Fusion<Cuda>> step: reported"), {}),

@@ -10,6 +10,7 @@
 #include <burn/backend/cuda.hpp>
 #include <burn/backend/cuda/graph.hpp>
 #include <burn/burn.hpp>
+#include <burn/fusion/fusion.hpp>
 #include <burn/train.hpp>
 #include <cmath>
 #include <cstdint>
@@ -110,18 +111,19 @@ TEST(CudaGraph, RandomNumbersContinueTheStreamAtEveryReplay) {
 
 constexpr std::size_t kBatch = 16;
 
-Tensor<AD, 3> images(int step) {
+template <class A = AD>
+Tensor<A, 3> images(int step) {
     B::seed(1000 + step);  // the batch of each step, whatever the stream's position
-    const auto u = Tensor<AD, 3>::from_inner(
-        Tensor<B, 3>::random({kBatch, 28, 28}, burn::Distribution::Default(), kDevice));
-    return (u - 0.13) * 3.0;
+    const auto u = Tensor<B, 3>::random({kBatch, 28, 28}, burn::Distribution::Default(), kDevice);
+    return (Tensor<A, 3>::from_data(u.into_data(), kDevice) - 0.13) * 3.0;
 }
 
-Tensor<AD, 1, burn::Int> labels(int step) {
+template <class A = AD>
+Tensor<A, 1, burn::Int> labels(int step) {
     std::vector<std::int64_t> v(kBatch);
     for (std::size_t i = 0; i < kBatch; ++i) v[i] = static_cast<std::int64_t>((i * 7 + step) % 10);
-    return Tensor<AD, 1, burn::Int>::from_data(burn::TensorData(std::move(v), burn::Shape{kBatch}),
-                                               kDevice);
+    return Tensor<A, 1, burn::Int>::from_data(burn::TensorData(std::move(v), burn::Shape{kBatch}),
+                                              kDevice);
 }
 
 struct TrainRun {
@@ -130,33 +132,36 @@ struct TrainRun {
     burn::record::Record optim;
 };
 
-guide::Model<AD> fresh_model() {
-    AD::seed(42);
-    return guide::ModelConfig{.num_classes = 10, .hidden_size = 32}.init<AD>(kDevice);
+template <class A = AD>
+guide::Model<A> fresh_model() {
+    A::seed(42);
+    return guide::ModelConfig{.num_classes = 10, .hidden_size = 32}.init<A>(kDevice);
 }
 
-/// `steps` steps of the guide's training (dropout 0.5 active, cross-entropy, Adam), uncaptured
-/// or through a CudaGraphStep; the batches are made before the step's dropout draws and reseed
-/// the stream, so both runs draw the same masks.
+/// `steps` steps of the guide's training (dropout 0.5 active, cross-entropy, Adam) on
+/// Autodiff<Inner>, uncaptured or through a CudaGraphStep; the batches are made before the
+/// step's dropout draws and reseed the stream, so both runs draw the same masks.
+template <class Inner = B>
 TrainRun train(int steps, bool captured, std::size_t* captures = nullptr) {
-    auto model = fresh_model();
-    auto optim = burn::optim::AdamConfig{}.init<AD, guide::Model<AD>>();
-    const auto loss_fn = burn::nn::CrossEntropyLossConfig{}.init<AD>(kDevice);
-    auto body = [&](const Tensor<AD, 3>& x, const Tensor<AD, 1, burn::Int>& y) {
+    using A = burn::Autodiff<Inner>;
+    auto model = fresh_model<A>();
+    auto optim = burn::optim::AdamConfig{}.init<A, guide::Model<A>>();
+    const auto loss_fn = burn::nn::CrossEntropyLossConfig{}.init<A>(kDevice);
+    auto body = [&](const Tensor<A, 3>& x, const Tensor<A, 1, burn::Int>& y) {
         auto loss = loss_fn.forward(model.forward(x), y);
         auto grads = loss.backward();
-        model = optim.step(1e-3, model, burn::optim::GradientsParams<AD>::from_grads(grads, model));
+        model = optim.step(1e-3, model, burn::optim::GradientsParams<A>::from_grads(grads, model));
         return loss;
     };
     burn::CudaGraphStep step(kDevice, body, model, optim);
     TrainRun run;
     for (int s = 0; s < steps; ++s) {
-        const auto x = images(s);
-        const auto y = labels(s);
+        const auto x = images<A>(s);
+        const auto y = labels<A>(s);
         const auto loss = captured ? step(x, y) : body(x, y);
         run.losses.push_back(loss.into_scalar());
     }
-    run.weights = model.linear2.weight.val().inner().into_data().to_vec<float>();
+    run.weights = model.linear2.weight.val().inner().into_data().template to_vec<float>();
     run.optim = optim.to_record();
     if (captures) *captures = step.captures();
     return run;
@@ -189,6 +194,17 @@ TEST(CudaGraphStep, GuideStepsMatchUncapturedSteps) {
             }
         EXPECT_TRUE(found) << id;
     }
+}
+
+TEST(CudaGraphStep, FusedGuideStepsMatchUncapturedSteps) {
+    BURN_REQUIRE_CUDA();
+    // Autodiff<Fusion<Cuda<>>>: the fused element-wise kernels are recorded as the others.
+    const TrainRun eager = train<burn::Fusion<B>>(6, false);
+    std::size_t captures = 0;
+    const TrainRun graphed = train<burn::Fusion<B>>(6, true, &captures);
+    EXPECT_EQ(captures, 1u);
+    expect_near(graphed.losses, eager.losses, "loss");
+    expect_near(graphed.weights, eager.weights, "linear2.weight");
 }
 
 TEST(CudaGraphStep, ReplacedStateIsCapturedAgainAndReplaysAllocateNothing) {

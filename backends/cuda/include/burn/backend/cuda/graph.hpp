@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "burn/backend/cuda.hpp"
+#include "burn/fusion/fusion.hpp"
 #include "burn/module/module.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/tensor.hpp"
@@ -95,16 +96,25 @@ inline constexpr bool is_tensor_v = false;
 template <class B, std::size_t D, class K>
 inline constexpr bool is_tensor_v<Tensor<B, D, K>> = true;
 
-/// The CUDA primitive of a tensor of Cuda<F, I> or Autodiff<Cuda<F, I>>.
+/// Fusion<Cuda<F, I>>'s primitive: a lazy tensor over a CudaTensor.
+using FusedTensor = fusion::LazyTensor<Kernels>;
+
+/// The CUDA tensor of a primitive of Cuda or Fusion<Cuda> (a pending fused tensor is computed:
+/// inside a capture, its kernel is recorded).
+inline CudaTensor as_cuda(const CudaTensor& p) { return p; }
+inline CudaTensor as_cuda(const FusedTensor& p) { return fusion::Kernels<Kernels>::unwrap(p); }
+
+/// The CUDA primitive of a tensor of Cuda<F, I>, Fusion<Cuda<F, I>> or Autodiff of either.
 template <class B, std::size_t D, class K>
 CudaTensor primitive_of(const Tensor<B, D, K>& t) {
     if constexpr (AutodiffBackend<B>) {
         return primitive_of(t.inner());
     } else {
-        static_assert(std::is_same_v<typename B::FloatTensor, CudaTensor>,
-                      "CudaGraphStep: tensors of Cuda<F, I> or Autodiff<Cuda<F, I>> only "
-                      "(Fusion<Cuda> is not captured)");
-        return t.primitive();
+        static_assert(std::is_same_v<typename B::FloatTensor, CudaTensor> ||
+                          std::is_same_v<typename B::FloatTensor, FusedTensor>,
+                      "CudaGraphStep: tensors of Cuda<F, I>, Fusion<Cuda<F, I>> or Autodiff of "
+                      "either");
+        return as_cuda(t.primitive());
     }
 }
 
@@ -115,6 +125,8 @@ T tensor_of(CudaTensor p) {
         if constexpr (AutodiffBackend<B>)
             return Tensor<B, D, K>::from_inner(
                 tensor_of<Tensor<typename B::InnerBackend, D, K>>(std::move(q)));
+        else if constexpr (std::is_same_v<typename B::FloatTensor, FusedTensor>)
+            return Tensor<B, D, K>(fusion::Kernels<Kernels>::wrap(std::move(q)));
         else return Tensor<B, D, K>(std::move(q));
     }(static_cast<T*>(nullptr), std::move(p));
 }
@@ -174,9 +186,9 @@ T with_tensors(const T& x, const std::vector<CudaTensor>& prims, std::size_t& i)
 /// `for_each_state_tensor`), a tensor.
 template <class S, class F>
 void for_each_state(const S& s, const std::string& prefix, F&& f) {
-    if constexpr (requires { s.for_each_state_tensor(f); }) {
+    if constexpr (requires(S & m) { m.count_replayed_step(); }) {
         s.for_each_state_tensor(
-            [&](const std::string& key, const CudaTensor& p) { f(prefix + key, p); });
+            [&](const std::string& key, const auto& p) { f(prefix + key, as_cuda(p)); });
     } else if constexpr (is_tensor_v<S>) {
         f(prefix, primitive_of(s));
     } else {
