@@ -172,17 +172,24 @@ def _conv_resnet(torch, dev, args, guide):
     return op, _resnet_tflop(batch)
 
 
-def _conv_resnet_fwd_bwd(torch, dev, args, guide):
-    import torch.nn.functional as F
-    (batch,) = args
-    x = _uniform(torch, dev, batch, RESNET_C, RESNET_SIDE, RESNET_SIDE).requires_grad_()
-    w = _uniform(torch, dev, RESNET_C, RESNET_C, 3, 3).requires_grad_()
-    b = _uniform(torch, dev, RESNET_C)  # no gradient, as in burn's case
+def _conv_resnet_fwd_bwd_of(dtype_name):
+    def case(torch, dev, args, guide):
+        import torch.nn.functional as F
+        dtype = getattr(torch, dtype_name)
+        (batch,) = args
+        x = _uniform(torch, dev, batch, RESNET_C, RESNET_SIDE, RESNET_SIDE).to(dtype)
+        x.requires_grad_()
+        w = _uniform(torch, dev, RESNET_C, RESNET_C, 3, 3).to(dtype).requires_grad_()
+        b = _uniform(torch, dev, RESNET_C).to(dtype)  # no gradient, as in burn's case
 
-    def op():
-        y = F.conv2d(x, w, b, padding=1)
-        return torch.autograd.grad(y.sum(), [x, w])
-    return op, 3.0 * _resnet_tflop(batch)
+        def op():
+            y = F.conv2d(x, w, b, padding=1)
+            return torch.autograd.grad(y.sum(), [x, w])
+        return op, 3.0 * _resnet_tflop(batch)
+    return case
+
+
+_conv_resnet_fwd_bwd = _conv_resnet_fwd_bwd_of("float32")
 
 
 def _guide_train(torch, dev, args, guide):
@@ -286,6 +293,9 @@ CASES = {
                                   "F.conv2d + autograd.grad(y.sum(), [x, w])",
                                   _at((32,), "ResNet conv 3x3 64->64 56x56, batch 32, "
                                              "fwd+bwd: ratio"), {}),
+    "BM_CudaConv2dResnetFwdBwdBF16": ("TFLOPS", _conv_resnet_fwd_bwd_of("bfloat16"),
+                                      "the same in torch.bfloat16",
+                                      _at((32,), "(bf16 convolutions: reported)"), {}),
     "BM_CudaGuideTrainStep": ("ms", _guide_train, "guide model train step, Adam (eager)",
                               _at((64,), "guide train step, batch 64, eager: ratio"), {}),
     "BM_CudaGuideTrainStepGraph": ("ms", _guide_train,

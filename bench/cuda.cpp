@@ -317,15 +317,18 @@ void BM_CudaConv2dResnet(benchmark::State& state) {
 // Forward + backward on Autodiff<Cuda<>>: x and w require grad (the bias does not),
 // y = conv2d(x, w, b), y.sum().backward(), both gradients taken out. Three passes of work:
 // forward, the input's gradient and the weight's.
-void BM_CudaConv2dResnetFwdBwd(benchmark::State& state) {
+// BM_CudaConv2dResnetFwdBwdBF16: the same with x, w and b in bf16 (cuDNN on tensor cores, f32
+// accumulation; PyTorch: the same tensors in torch.bfloat16).
+void conv_resnet_fwd_bwd(benchmark::State& state, burn::DType dtype) {
     if (!have_device(state)) return;
     using A1 = burn::Tensor<AD, 1>;
     using A4 = burn::Tensor<AD, 4>;
     const auto batch = static_cast<std::size_t>(state.range(0));
     const auto u = burn::Distribution::Uniform(-1, 1);
-    const A4 x = A4::random({batch, kResC, kResSide, kResSide}, u, kDevice).require_grad();
-    const A4 w = A4::random({kResC, kResC, 3, 3}, u, kDevice).require_grad();
-    const A1 b = A1::random({kResC}, u, kDevice);
+    const A4 x =
+        A4::random({batch, kResC, kResSide, kResSide}, u, kDevice).cast(dtype).require_grad();
+    const A4 w = A4::random({kResC, kResC, 3, 3}, u, kDevice).cast(dtype).require_grad();
+    const A1 b = A1::random({kResC}, u, kDevice).cast(dtype);
     run_case(state, "TFLOPS", 3.0 * resnet_flops(batch) * kTFLOP, [&] {
         const A4 y = burn::module::conv2d(x, w, b, kResOpt);
         auto grads = y.sum().backward();
@@ -334,6 +337,12 @@ void BM_CudaConv2dResnetFwdBwd(benchmark::State& state) {
         benchmark::DoNotOptimize(gx);
         benchmark::DoNotOptimize(gw);
     });
+}
+void BM_CudaConv2dResnetFwdBwd(benchmark::State& state) {
+    conv_resnet_fwd_bwd(state, burn::DType::F32);
+}
+void BM_CudaConv2dResnetFwdBwdBF16(benchmark::State& state) {
+    conv_resnet_fwd_bwd(state, burn::DType::BF16);
 }
 
 // ---- The MNIST guide model (examples/guide/model.hpp), as bench/guide.cpp times it on the CPU:
@@ -510,6 +519,7 @@ void register_cases(bool small) {
     reg("BM_CudaSoftmax", BM_CudaSoftmax)->Args({side, side});
     reg("BM_CudaConv2dResnet", BM_CudaConv2dResnet)->Arg(small ? 2 : 32);
     reg("BM_CudaConv2dResnetFwdBwd", BM_CudaConv2dResnetFwdBwd)->Arg(small ? 2 : 32);
+    reg("BM_CudaConv2dResnetFwdBwdBF16", BM_CudaConv2dResnetFwdBwdBF16)->Arg(small ? 2 : 32);
     reg("BM_CudaGuideTrainStep", BM_CudaGuideTrainStep)->Arg(64);
     reg("BM_CudaGuideTrainStepGraph", BM_CudaGuideTrainStepGraph)->Arg(64);
     reg("BM_CudaFusionGuideTrainStep", BM_CudaFusionGuideTrainStep)->Arg(64);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Helper kernels of the convolutions (backends/cuda/src/ops_conv.cpp; cuDNN does the
-// convolutions themselves), f32 and f64:
+// convolutions themselves), f32, f64 and the half types (computing in f32 through Val):
 //   conv_bias_add     y [B, C, L] (dense) += bias[c] (bias any 1-d view: pointer + stride)
 //   conv_bias_set     y [B, C, L] (dense)  = bias[c] (an output no input element reaches)
 //   conv_bias_grad    sum of grad [B, C, s...] over every dim but 1, in up to `splits` chunks
@@ -15,7 +15,8 @@
 template <class T>
 __device__ void bias_add(T* __restrict__ y, const T* __restrict__ bias, i64 bias_stride, i64 n,
                          i64 C, i64 L) {
-    BURN_GRID_LOOP(i, n) y[i] += bias[((i / L) % C) * bias_stride];
+    typedef Val<T> W;
+    BURN_GRID_LOOP(i, n) y[i] = W::st(W::ld(y[i]) + W::ld(bias[((i / L) % C) * bias_stride]));
 }
 
 template <class T>
@@ -59,23 +60,23 @@ __device__ void bias_grad(const T* __restrict__ g, Meta m, int dense, i64 B, i64
             const i64 b0 = s * chunk, b1 = b0 + chunk < B ? b0 + chunk : B;
             for (i64 b = b0; b < b1; ++b) {
                 const T* row = g + (b * C + c) * L;
-                for (i64 l = threadIdx.x; l < L; l += blockDim.x) acc += (double)row[l];
+                for (i64 l = threadIdx.x; l < L; l += blockDim.x) acc += (double)Val<T>::ld(row[l]);
             }
         } else {
             const i64 j0 = s * chunk, j1 = j0 + chunk < BL ? j0 + chunk : BL;
             if (dense) {
                 for (i64 j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
                     const i64 b = j / L, l = j - b * L;
-                    acc += (double)g[(b * C + c) * L + l];
+                    acc += (double)Val<T>::ld(g[(b * C + c) * L + l]);
                 }
             } else {
                 for (i64 j = j0 + threadIdx.x; j < j1; j += blockDim.x)
-                    acc += (double)g[strided_offset(m, c * BL + j)];
+                    acc += (double)Val<T>::ld(g[strided_offset(m, c * BL + j)]);
             }
         }
         acc = block_sum(acc);
         if (threadIdx.x == 0) {
-            if (splits == 1) out[c] = (T)acc;
+            if (splits == 1) out[c] = Val<T>::st((typename Val<T>::V)acc);
             else partial[c * splits + s] = acc;
         }
     }
@@ -87,7 +88,7 @@ __device__ void bias_grad_finish(const double* __restrict__ partial, T* __restri
     BURN_GRID_LOOP(c, C) {
         double acc = 0.0;
         for (i64 s = 0; s < splits; ++s) acc += partial[c * splits + s];
-        out[c] = (T)acc;
+        out[c] = Val<T>::st((typename Val<T>::V)acc);
     }
 }
 
@@ -105,7 +106,7 @@ __device__ void pad_copy(const T* __restrict__ src, Meta src_meta, T* __restrict
             if (c >= src_meta.shape[d]) inside = false;
             off += c * src_meta.strides[d];
         }
-        dst[i] = inside ? src[off] : (T)0;
+        dst[i] = inside ? src[off] : Val<T>::st(0);
     }
 }
 
@@ -133,3 +134,4 @@ __device__ void pad_copy(const T* __restrict__ src, Meta src_meta, T* __restrict
     }
 
 BURN_FOR_FLOATS(BURN_CONV_HELPERS)
+BURN_FOR_HALVES(BURN_CONV_HELPERS)

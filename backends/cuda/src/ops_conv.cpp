@@ -22,12 +22,16 @@
 // torch.backends.cudnn.benchmark off): the same choice every run, no device synchronisation.
 // BURN_CUDNN_BENCHMARK=1 times them instead (cudnnFind*AlgorithmEx, PyTorch's benchmark mode):
 // often faster, but it waits for the device on the first use of each configuration, and the
-// fastest algorithm may differ between runs (results then differ in the last bits). The choice
-// and the descriptors are cached per (device, dtype, TF32, kind, shapes, arguments). f32 runs
+// fastest algorithm may differ between runs (results then differ in the last bits). f16 and bf16
+// convolutions are always timed so (the heuristic's first deterministic choice is several times
+// slower there). The choice and the descriptors are cached per (device, dtype, TF32, kind,
+// shapes, arguments). f32 runs
 // with CUDNN_FMA_MATH (CUDNN_DEFAULT_MATH would let cuDNN use TF32 tensor cores on Ampere and
 // later), or CUDNN_DEFAULT_MATH (TF32 allowed) while burn::cuda_allow_tf32() is set; f64 with
-// f64 compute. Batches whose tensors exceed cuDNN's 2^31 - 1 elements are run in batch chunks
-// (weight gradients accumulate over the chunks in order).
+// f64 compute; f16 and bf16 tensors with f32 compute (tensor cores, f32 accumulation; the bias is
+// added to the rounded output in f32 and rounded again, as PyTorch's half convolutions do). Batches
+// whose tensors exceed cuDNN's 2^31 - 1 elements are run in batch chunks (weight gradients
+// accumulate over the chunks in order).
 #include <cudnn.h>
 
 #include <algorithm>
@@ -226,7 +230,10 @@ void choose_algorithm(Context& ctx, cudnnHandle_t h, ConvPlan& plan, const ConvP
     using Perf = typename Calls::Perf;
     std::array<Perf, Calls::count> perf{};
     int returned = 0;
-    if (benchmark_mode()) {
+    // f16 / bf16: always timed. cuDNN's heuristic ranks slow algorithms first for them (an H200,
+    // ResNet 3x3 64->64 fwd+bwd in bf16: 4.7 TFLOP/s with its first deterministic choice, 36
+    // timed).
+    if (benchmark_mode() || is_half(dt)) {
         // Time the deterministic algorithms that fit, with a scratch output (the real one may
         // hold earlier batch chunks' sums) and the largest workspace they need.
         std::size_t ws_bytes = 0;
@@ -283,7 +290,13 @@ std::unique_ptr<ConvPlan> make_plan(Context& ctx, cudnnHandle_t h, ConvKind kind
                                     std::size_t out_bytes, const char* op) {
     auto plan = std::make_unique<ConvPlan>();
     const bool f64 = dt == DType::F64;
-    const cudnnDataType_t type = f64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    // f16 / bf16 tensors with f32 compute (cuDNN's pseudo-half configuration: f32 accumulation on
+    // tensor cores, each output rounded once).
+    const cudnnDataType_t type = f64                 ? CUDNN_DATA_DOUBLE
+                                 : dt == DType::F16  ? CUDNN_DATA_HALF
+                                 : dt == DType::BF16 ? CUDNN_DATA_BFLOAT16
+                                                     : CUDNN_DATA_FLOAT;
+    const cudnnDataType_t compute = f64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
     const auto ok = [&](cudnnStatus_t st, const char* call) {
         if (st != CUDNN_STATUS_SUCCESS) dnn_fail(st, call, op, p, dt);
     };
@@ -308,10 +321,10 @@ std::unique_ptr<ConvPlan> make_plan(Context& ctx, cudnnHandle_t h, ConvKind kind
     ok(cudnnSetFilterNdDescriptor(plan->w, type, CUDNN_TENSOR_NCHW, nb, p.w.data()),
        "cudnnSetFilterNdDescriptor");
     ok(cudnnSetConvolutionNdDescriptor(plan->conv, p.nd, p.pad.data(), p.stride.data(),
-                                       p.dil.data(), CUDNN_CROSS_CORRELATION, type),
+                                       p.dil.data(), CUDNN_CROSS_CORRELATION, compute),
        "cudnnSetConvolutionNdDescriptor");
     ok(cudnnSetConvolutionGroupCount(plan->conv, p.groups), "cudnnSetConvolutionGroupCount");
-    const bool fma_only = !f64 && !tf32;
+    const bool fma_only = dt == DType::F32 && !tf32;
     ok(cudnnSetConvolutionMathType(plan->conv, fma_only ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH),
        "cudnnSetConvolutionMathType");
     switch (kind) {
@@ -435,8 +448,8 @@ void run_conv(Context& ctx, ConvKind kind, const ConvProblem& full, DType dt, vo
 }
 
 void check_float(const CudaTensor& t, const char* op) {
-    BURN_CHECK(t.dtype == DType::F32 || t.dtype == DType::F64, "Cuda ", op, ": dtype ", t.dtype,
-               " is not supported (f32, f64)");
+    BURN_CHECK(t.dtype == DType::F32 || t.dtype == DType::F64 || is_half(t.dtype), "Cuda ", op,
+               ": dtype ", t.dtype, " is not supported (f32, f64, f16, bf16)");
 }
 
 /// `t` dense and 16-byte aligned (cuDNN's vectorised kernels may assume it; a dense view at an

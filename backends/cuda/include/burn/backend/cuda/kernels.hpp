@@ -22,7 +22,8 @@ BURN_KERNEL_VOCABULARY
 struct Kernels {
     BURN_KERNEL_SET_MEMBERS(CudaTensor, CudaDevice)
     /// The kernels that run on f16 / bf16 tensors (backend::HalfKernels): storage, copies,
-    /// casts, matmul (cuBLASLt, tensor cores, f32 accumulation), random values (the f32 values
+    /// casts, matmul (cuBLASLt, tensor cores, f32 accumulation), convolutions and their
+    /// gradients (cuDNN, tensor cores, f32 accumulation), random values (the f32 values
     /// rounded), and the element-wise maps, comparisons, masked selects, activations and
     /// reductions (half values read as f32, the result rounded once: what the f32 kernels
     /// between casts give, in one pass). The others
@@ -51,6 +52,13 @@ struct Kernels {
             case K::matmul:
             case K::activation:
             case K::activation_backward:
+            case K::conv:
+            case K::conv_x_backward:
+            case K::conv_weight_backward:
+            case K::conv_bias_backward:
+            case K::conv_transpose:
+            case K::conv_transpose_x_backward:
+            case K::conv_transpose_weight_backward:
             case K::random: return true;
             default: return false;
         }
