@@ -207,6 +207,41 @@ def _guide_train(torch, dev, args, guide):
     return op, None
 
 
+def _guide_train_graph(torch, dev, args, guide):
+    """The same step as a PyTorch CUDA graph (torch.cuda.graph; Adam with capturable=True), the
+    batch copied into the graph's static inputs: a second reference for burn's captured step."""
+    import torch.nn.functional as F
+    (batch,) = args
+    torch.manual_seed(42)
+    model = guide["GuideModel"]().to(dev).train()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, eps=1e-5, capturable=True)
+    x, y = guide["normalised_images"](batch).to(dev), guide["labels"](batch).to(dev)
+    static_x, static_y = x.clone(), y.clone()
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        F.cross_entropy(model(static_x), static_y).backward()
+        optimizer.step()
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    optimizer.zero_grad(set_to_none=True)
+    with torch.cuda.graph(graph):
+        F.cross_entropy(model(static_x), static_y).backward()
+        optimizer.step()
+
+    def op():
+        static_x.copy_(x)
+        static_y.copy_(y)
+        graph.replay()
+    return op, None
+
+
 def _guide_infer(torch, dev, args, guide):
     (batch,) = args
     torch.manual_seed(42)
@@ -318,6 +353,12 @@ CASES = {
                                        "the same under torch.autocast(bfloat16)",
                                        _at((32,), "AMP bf16: >= 2x burn's f32, >= 1.0x "
                                            "PyTorch AMP"), {}),
+}
+# Cases with a second PyTorch reference, reported in the note column.
+SECOND_PEER = {
+    "BM_CudaGuideTrainStepGraph": ("PyTorch CUDA graph", ("ms", _guide_train_graph, "", "", {})),
+    "BM_CudaFusionGuideTrainStepGraph": ("PyTorch CUDA graph",
+                                         ("ms", _guide_train_graph, "", "", {})),
 }
 COPY_RELATIVE = {"BM_CudaCopy", "BM_CudaCat", "BM_CudaAdd", "BM_CudaMulScalar", "BM_CudaExp",
                  "BM_CudaGeluCustom", "BM_CudaFusionGeluCustom"}
@@ -571,6 +612,16 @@ def main():
                             f"PyTorch: {100.0 * torch_v / copy_gbps:.0f} % of its copy"
             except Exception as e:  # noqa: BLE001  (report it in the table and go on)
                 note = (note + "; " if note else "") + f"PyTorch: {type(e).__name__}: {e}"
+        if family in SECOND_PEER and dev == "cuda":
+            label, peer = SECOND_PEER[family]
+            try:
+                peer_s = torch_case(torch, dev, peer, args, guide, opts.repeats, opts.min_time)[0]
+                text = f"{label}: {peer_s * 1e3:.3g} ms"
+                if burn_s:
+                    text += f" (ratio {peer_s / burn_s:.2f})"
+                note = (note + "; " if note else "") + text
+            except Exception as e:  # noqa: BLE001
+                note = (note + "; " if note else "") + f"{label}: {type(e).__name__}: {e}"
         if metric == "ms" and burn_s and torch_s:
             batch = args[0] if args else 1
             note = (note + "; " if note else "") + \
