@@ -163,6 +163,43 @@ TEST(OnnxCodegen, ControlFlowSubgraphsRunAsLambdas) {
     EXPECT_NE(f.header.find("burn::onnx::gen::signature(\"add_w\""), std::string::npos);
 }
 
+// Gradients flow through If, Loop and Scan under Autodiff: with flag true and n = 2,
+// y = x + 2 w, s = s0 + the row sums of y and cums[r][k] = s0[r] + the last k + 1 columns of y, so
+// d(sum(y) + sum(s) + sum(cums)) is 2 * (1 + 1 + k) per column for w (k = 1, 2, 3 from the first
+// column: the scan runs from the last), 1 + 3 for s0 and 1 + 1 + k for x. With flag false the
+// Loop never runs and w gets no gradient.
+TEST(OnnxCodegen, ControlFlowIsDifferentiable) {
+    using burn::Shape;
+    using burn::TensorData;
+    using burn::onnx::ElemType;
+    const auto model = ControlFlow<AD>::from_file(BURN_ONNX_CONTROL_FLOW_RECORD);
+    const auto n = Value<AD>::from_data(TensorData(std::vector<std::int64_t>{2}, Shape{}),
+                                        ElemType::Int64, {});
+    for (const bool taken : {true, false}) {
+        SCOPED_TRACE(taken ? "then branch" : "else branch");
+        const auto x = burn::Tensor<AD, 2>::from_data(
+                           TensorData(std::vector<float>{1, 2, 3, 4, 5, 6}, Shape{2, 3}))
+                           .require_grad();
+        const auto flag =
+            Value<AD>::from_data(TensorData(std::vector<bool>{taken}, Shape{}), ElemType::Bool, {});
+        const auto [y, s, cums] = model.forward(flag, n, x);
+        auto grads = (y.sum() + s.sum() + cums.sum()).backward();
+        const auto gw = model.w.val().grad(grads);
+        if (taken) {
+            ASSERT_TRUE(gw.has_value());
+            EXPECT_EQ(gw->to_data().to_vec<float>(), (std::vector<float>{12, 16, 20}));
+        } else {
+            EXPECT_TRUE(!gw.has_value() || gw->abs().sum().into_scalar() == 0.0f);
+        }
+        const auto gs0 = model.s0.val().grad(grads);
+        ASSERT_TRUE(gs0.has_value());
+        EXPECT_EQ(gs0->to_data().to_vec<float>(), (std::vector<float>{4, 4}));
+        const auto gx = x.grad(grads);
+        ASSERT_TRUE(gx.has_value());
+        EXPECT_EQ(gx->to_data().to_vec<float>(), (std::vector<float>{3, 4, 5, 3, 4, 5}));
+    }
+}
+
 // Input checks: wrong rank or fixed dim, naming the model input.
 TEST(OnnxCodegen, ForwardChecksInputs) {
     const auto model = TrainMnist<B>::from_file(BURN_ONNX_TRAIN_MNIST_RECORD);
