@@ -138,6 +138,17 @@ guide::Model<A> fresh_model() {
     return guide::ModelConfig{.num_classes = 10, .hidden_size = 32}.init<A>(kDevice);
 }
 
+/// The guide's training step (cross-entropy, backward, Adam at 1e-3) on `model` and `optim`.
+template <class A, class O>
+auto guide_step(guide::Model<A>& model, O& optim, const burn::nn::CrossEntropyLoss<A>& loss_fn) {
+    return [&model, &optim, &loss_fn](const Tensor<A, 3>& x, const Tensor<A, 1, burn::Int>& y) {
+        auto loss = loss_fn.forward(model.forward(x), y);
+        auto grads = loss.backward();
+        model = optim.step(1e-3, model, burn::optim::GradientsParams<A>::from_grads(grads, model));
+        return loss;
+    };
+}
+
 /// `steps` steps of the guide's training (dropout 0.5 active, cross-entropy, Adam) on
 /// Autodiff<Inner>, uncaptured or through a CudaGraphStep; the batches are made before the
 /// step's dropout draws and reseed the stream, so both runs draw the same masks.
@@ -147,12 +158,7 @@ TrainRun train(int steps, bool captured, std::size_t* captures = nullptr) {
     auto model = fresh_model<A>();
     auto optim = burn::optim::AdamConfig{}.init<A, guide::Model<A>>();
     const auto loss_fn = burn::nn::CrossEntropyLossConfig{}.init<A>(kDevice);
-    auto body = [&](const Tensor<A, 3>& x, const Tensor<A, 1, burn::Int>& y) {
-        auto loss = loss_fn.forward(model.forward(x), y);
-        auto grads = loss.backward();
-        model = optim.step(1e-3, model, burn::optim::GradientsParams<A>::from_grads(grads, model));
-        return loss;
-    };
+    auto body = guide_step(model, optim, loss_fn);
     burn::CudaGraphStep step(kDevice, body, model, optim);
     TrainRun run;
     for (int s = 0; s < steps; ++s) {
@@ -212,16 +218,8 @@ TEST(CudaGraphStep, ReplacedStateIsCapturedAgainAndReplaysAllocateNothing) {
     auto model = fresh_model();
     auto optim = burn::optim::AdamConfig{}.init<AD, guide::Model<AD>>();
     const auto loss_fn = burn::nn::CrossEntropyLossConfig{}.init<AD>(kDevice);
-    burn::CudaGraphStep step(
-        kDevice, burn::CudaGraphStepOptions{.warmup = 1},
-        [&](const Tensor<AD, 3>& x, const Tensor<AD, 1, burn::Int>& y) {
-            auto loss = loss_fn.forward(model.forward(x), y);
-            auto grads = loss.backward();
-            model =
-                optim.step(1e-3, model, burn::optim::GradientsParams<AD>::from_grads(grads, model));
-            return loss;
-        },
-        model, optim);
+    burn::CudaGraphStep step(kDevice, burn::CudaGraphStepOptions{.warmup = 1},
+                             guide_step(model, optim, loss_fn), model, optim);
     const auto x = images(0);
     const auto y = labels(0);
     for (int i = 0; i < 3; ++i) (void)step(x, y).into_scalar();
@@ -249,6 +247,23 @@ TEST(CudaGraphStep, ReplacedStateIsCapturedAgainAndReplaysAllocateNothing) {
         EXPECT_NE(std::string(e.what()).find("tensor 0 of the arguments"), std::string::npos)
             << e.what();
     }
+}
+
+TEST(CudaGraphStep, AnOptimizerMustStepBeforeTheCapture) {
+    BURN_REQUIRE_CUDA();
+    auto model = fresh_model();
+    auto optim = burn::optim::AdamConfig{}.init<AD, guide::Model<AD>>();
+    const auto loss_fn = burn::nn::CrossEntropyLossConfig{}.init<AD>(kDevice);
+    burn::CudaGraphStep step(kDevice, burn::CudaGraphStepOptions{.warmup = 0},
+                             guide_step(model, optim, loss_fn), model, optim);
+    try {
+        (void)step(images(0), labels(0));
+        FAIL() << "a capture before the optimizer's first step did not throw";
+    } catch (const burn::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("warmup >= 1"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(step.captures(), 0u);
+    EXPECT_TRUE(optim.to_record().as<burn::record::Record::Map>("optimizer record").empty());
 }
 
 TEST(CudaGraphStep, AStepThatReadsATensorCannotBeCaptured) {

@@ -181,6 +181,12 @@ T with_tensors(const T& x, const std::vector<CudaTensor>& prims, std::size_t& i)
     return out;
 }
 
+/// An optimizer of a step's state (OptimizerAdaptor, the Learner's handle on it).
+template <class S>
+inline constexpr bool is_optimizer_v = requires(S& m) {
+    m.count_replayed_step();
+};
+
 /// Calls f(key, primitive) for every tensor of a step's state: the parameters and running
 /// states of a module (keyed by path), the tensors of an optimizer's state (its
 /// `for_each_state_tensor`), a tensor.
@@ -324,6 +330,14 @@ private:
 
     template <class R, class... In>
     R capture_and_run(const In&... in) {
+        // An optimizer creates its state at its first step: inside a capture that state would be
+        // tensors the graph makes but never hands back (and a failed capture would leave them
+        // uncomputed in the optimizer).
+        if ((cuda::graph_detail::is_optimizer_v<State> || ...) && eager_ == 0)
+            ::burn::detail::fail(
+                "CudaGraphStep: the step's optimizer must have stepped before "
+                "the capture (its state is made at its first step): use "
+                "CudaGraphStepOptions::warmup >= 1");
         graph_ = CudaGraph{};
         inputs_.clear();
         outputs_.clear();
