@@ -276,35 +276,21 @@ __device__ __forceinline__ void store_block(H* out, i64 e, i64 n, const float v[
     void *out, i64 n, i64 blocks, u32 k0, u32 k1, u64 first, double a, double b, double hi, \
         double below_hi, int guard, i64 ilo, u64 irange
 
-#define BURN_RANDOM_KERNELS(NAME, KIND)                                   \
-    extern "C" __global__ void random_##NAME##_f32(BURN_RANDOM_PARAMS) {  \
-        float* o = (float*)out;                                           \
-        BURN_RANDOM_LOOP(f32_values, float, 4, KIND)                      \
-    }                                                                     \
-    extern "C" __global__ void random_##NAME##_f64(BURN_RANDOM_PARAMS) {  \
-        double* o = (double*)out;                                         \
-        BURN_RANDOM_LOOP(f64_values, double, 2, KIND)                     \
-    }                                                                     \
-    extern "C" __global__ void random_##NAME##_i32(BURN_RANDOM_PARAMS) {  \
-        i32* o = (i32*)out;                                               \
-        BURN_RANDOM_LOOP(int_values, i64, 2, KIND)                        \
-    }                                                                     \
-    extern "C" __global__ void random_##NAME##_i64(BURN_RANDOM_PARAMS) {  \
-        i64* o = (i64*)out;                                               \
-        BURN_RANDOM_LOOP(int_values, i64, 2, KIND)                        \
-    }                                                                     \
-    extern "C" __global__ void random_##NAME##_bool(BURN_RANDOM_PARAMS) { \
-        u8* o = (u8*)out;                                                 \
-        BURN_RANDOM_LOOP(bool_values, u8, 4, KIND)                        \
-    }                                                                     \
-    extern "C" __global__ void random_##NAME##_f16(BURN_RANDOM_PARAMS) {  \
-        h16* o = (h16*)out;                                               \
-        BURN_RANDOM_LOOP(f32_values, float, 4, KIND)                      \
-    }                                                                     \
-    extern "C" __global__ void random_##NAME##_bf16(BURN_RANDOM_PARAMS) { \
-        bh16* o = (bh16*)out;                                             \
-        BURN_RANDOM_LOOP(f32_values, float, 4, KIND)                      \
+/// random_<NAME>_<SFX>: elements of type STORE from VALUES (each Philox block gives PER values of
+/// type V; the half types store the f32 values, rounded).
+#define BURN_RANDOM_KERNEL(NAME, KIND, SFX, STORE, VALUES, V, PER)         \
+    extern "C" __global__ void random_##NAME##_##SFX(BURN_RANDOM_PARAMS) { \
+        STORE* o = (STORE*)out;                                            \
+        BURN_RANDOM_LOOP(VALUES, V, PER, KIND)                             \
     }
+#define BURN_RANDOM_KERNELS(NAME, KIND)                                \
+    BURN_RANDOM_KERNEL(NAME, KIND, f32, float, f32_values, float, 4)   \
+    BURN_RANDOM_KERNEL(NAME, KIND, f64, double, f64_values, double, 2) \
+    BURN_RANDOM_KERNEL(NAME, KIND, i32, i32, int_values, i64, 2)       \
+    BURN_RANDOM_KERNEL(NAME, KIND, i64, i64, int_values, i64, 2)       \
+    BURN_RANDOM_KERNEL(NAME, KIND, bool, u8, bool_values, u8, 4)       \
+    BURN_RANDOM_KERNEL(NAME, KIND, f16, h16, f32_values, float, 4)     \
+    BURN_RANDOM_KERNEL(NAME, KIND, bf16, bh16, f32_values, float, 4)
 
 BURN_RANDOM_KERNELS(default, BURN_RANDOM_DEFAULT)
 BURN_RANDOM_KERNELS(uniform, BURN_RANDOM_UNIFORM)

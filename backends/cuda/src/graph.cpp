@@ -15,29 +15,12 @@ namespace burn::cuda {
 
 // ---- the graph's pool ----
 
-namespace {
-
-/// Runs `f` with the calling thread allowed to make calls that a capture forbids (cudaMalloc,
-/// cudaMallocHost): they are not stream work, and the graph does not depend on them.
-template <class F>
-auto relaxed(F&& f) {
-    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    check(cudaThreadExchangeStreamCaptureMode(&mode), "capture mode");
-    struct Restore {
-        cudaStreamCaptureMode* m;
-        ~Restore() { (void)cudaThreadExchangeStreamCaptureMode(m); }
-    } restore{&mode};
-    return f();
-}
-
-}  // namespace
-
 GraphPool::GraphPool(std::size_t device)
     : device_(device),
       pool_(
           [](std::size_t bytes) -> void* {
               void* p = nullptr;
-              if (relaxed([&] { return cudaMalloc(&p, bytes); }) != cudaSuccess) {
+              if (relaxed_capture([&] { return cudaMalloc(&p, bytes); }) != cudaSuccess) {
                   (void)cudaGetLastError();
                   return nullptr;
               }
@@ -229,18 +212,6 @@ void GraphExec::launch() {
 
 namespace graph_detail {
 
-CudaTensor dense_copy(const CudaTensor& t) {
-    const CudaTensor src = is_dense(t) ? t : Kernels::contiguous(t);
-    CudaTensor out = alloc(src.shape, src.dtype, src.device);
-    out.qinfo = src.qinfo;
-    const std::size_t bytes = src.num_elements() * element_size(src.dtype, "CudaGraphStep");
-    if (bytes > 0)
-        check(cudaMemcpyAsync(first(out), first(src), bytes, cudaMemcpyDeviceToDevice,
-                              context(src).stream()),
-              "CudaGraphStep (copy)");
-    return out;
-}
-
 void copy_into(const CudaTensor& dst, const CudaTensor& src) {
     BURN_CHECK(dst.shape == src.shape && dst.dtype == src.dtype && dst.device == src.device,
                "CudaGraphStep: cannot copy ", src.shape, " ", dtype_name(src.dtype), " on ",
@@ -253,6 +224,13 @@ void copy_into(const CudaTensor& dst, const CudaTensor& src) {
         check(cudaMemcpyAsync(first(dst), first(s), bytes, cudaMemcpyDeviceToDevice,
                               context(dst).stream()),
               "CudaGraphStep (copy)");
+}
+
+CudaTensor dense_copy(const CudaTensor& t) {
+    CudaTensor out = alloc(t.shape, t.dtype, t.device);
+    out.qinfo = t.qinfo;
+    copy_into(out, t);
+    return out;
 }
 
 const void* address(const CudaTensor& t) { return t.buffer ? first(t) : nullptr; }

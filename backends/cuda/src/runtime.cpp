@@ -253,11 +253,8 @@ void Context::upload(void* dst, const void* src, std::size_t bytes) {
         // The graph's copy reads a pinned copy of the data that lives as long as the graph: each
         // replay uploads the same values (data made inside a captured step is a constant of it).
         void* host = nullptr;
-        cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-        check(cudaThreadExchangeStreamCaptureMode(&mode), "upload (capture mode)");
-        const cudaError_t st = cudaMallocHost(&host, bytes);
-        check(cudaThreadExchangeStreamCaptureMode(&mode), "upload (capture mode)");
-        check(st, "pinned upload copy for a captured graph");
+        check(relaxed_capture([&] { return cudaMallocHost(&host, bytes); }),
+              "pinned upload copy for a captured graph");
         g->constants.push_back(host);
         std::memcpy(host, src, bytes);
         check(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, stream_), "upload");

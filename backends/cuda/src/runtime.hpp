@@ -41,6 +41,20 @@ void check(cudaError_t status, const char* what);
 class GraphPool;
 struct GraphExec;
 
+/// Runs `f` with the calling thread allowed to make the calls that a stream capture forbids
+/// (cudaMalloc, cudaMallocHost): they are not stream work, and a captured graph does not depend
+/// on them.
+template <class F>
+auto relaxed_capture(F&& f) {
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    check(cudaThreadExchangeStreamCaptureMode(&mode), "capture mode");
+    struct Restore {
+        cudaStreamCaptureMode* m;
+        ~Restore() { (void)cudaThreadExchangeStreamCaptureMode(m); }
+    } restore{&mode};
+    return f();
+}
+
 /// A block of device memory from a Context's allocator, or from the private pool of a CUDA graph
 /// captured on the device (`pool`); returned to it when destroyed.
 class Buffer {

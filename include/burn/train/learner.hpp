@@ -361,6 +361,16 @@ class Learner;
 
 namespace detail {
 
+/// An optimizer whose state a captured training step can keep (OptimizerAdaptor: the
+/// optimizers of burn/optim).
+template <class O, class M>
+concept ReplayableOptimizer = requires(O& o) {
+    o.count_replayed_step();
+    o.for_each_state_tensor(
+        [](const std::string&,
+           const typename module::module_backend_t<M>::InnerBackend::FloatTensor&) {});
+};
+
 /// The Learner's optimizer as a captured training step sees it (with_step_capture): the update,
 /// and the state a graph keeps with it (OptimizerAdaptor's for_each_state_tensor and
 /// count_replayed_step).
@@ -678,12 +688,7 @@ public:
                                       options_.grads_accumulation <= 1),
                    "LearnerBuilder::build: with_step_capture runs one optimizer step per batch on "
                    "one device: not with gradient accumulation, several devices or replicas");
-        if constexpr (!requires(O & o) {
-                          o.count_replayed_step();
-                          o.for_each_state_tensor(
-                              [](const std::string&,
-                                 const typename Backend::InnerBackend::FloatTensor&) {});
-                      }) {
+        if constexpr (!detail::ReplayableOptimizer<O, M>) {
             BURN_CHECK(!step_capture_,
                        "LearnerBuilder::build: with_step_capture needs an optimizer "
                        "whose state a captured step can keep (an OptimizerAdaptor: "
@@ -703,7 +708,7 @@ public:
                   std::move(train_metrics_), std::move(valid_metrics_), std::move(checkpointer_),
                   std::move(early_stopping_), std::move(renderer_), std::move(interrupter_),
                   std::move(device_sum_));
-            if constexpr (requires(O & o) { o.count_replayed_step(); })
+            if constexpr (detail::ReplayableOptimizer<O, M>)
                 one.step_capture_ = std::move(step_capture_);
             return one;
         }
@@ -1100,7 +1105,7 @@ private:
         // it holds references to the model and the optimizer of this learner).
         std::unique_ptr<detail::OptimizerHandle<M>> handle;
         std::function<TrainItem(const TrainBatch&, double)> captured;
-        if constexpr (requires(O & o) { o.count_replayed_step(); }) {
+        if constexpr (detail::ReplayableOptimizer<O, M>) {
             if (step_capture_) {
                 handle = std::make_unique<detail::OptimizerHandleOf<M, O>>(optim_);
                 captured = step_capture_(model_, *handle);
