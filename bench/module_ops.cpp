@@ -78,15 +78,42 @@ void softmax(benchmark::State& state) {
 constexpr ConvCase kGuide1{64, 1, 8, 28, 0};
 constexpr ConvCase kGuide2{64, 8, 16, 26, 0};
 constexpr ConvCase kResnet{8, 64, 64, 56, 1};
+// ResNet-18's four stages (3x3, stride 1, padding 1) at batch 1 and 16.
+constexpr ConvCase kResnetS1B1{1, 64, 64, 56, 1}, kResnetS2B1{1, 128, 128, 28, 1},
+    kResnetS3B1{1, 256, 256, 14, 1}, kResnetS4B1{1, 512, 512, 7, 1};
+constexpr ConvCase kResnetS1B16{16, 64, 64, 56, 1}, kResnetS2B16{16, 128, 128, 28, 1},
+    kResnetS3B16{16, 256, 256, 14, 1}, kResnetS4B16{16, 512, 512, 7, 1};
 
 }  // namespace
 
 BENCHMARK_CAPTURE(conv2d, guide1_fwd, kGuide1, false)->Name("conv2d_guide1/fwd")->UseRealTime();
-BENCHMARK_CAPTURE(conv2d, guide1_fwd_bwd, kGuide1, true)->Name("conv2d_guide1/fwd_bwd")->UseRealTime();
+BENCHMARK_CAPTURE(conv2d, guide1_fwd_bwd, kGuide1, true)
+    ->Name("conv2d_guide1/fwd_bwd")
+    ->UseRealTime();
 BENCHMARK_CAPTURE(conv2d, guide2_fwd, kGuide2, false)->Name("conv2d_guide2/fwd")->UseRealTime();
-BENCHMARK_CAPTURE(conv2d, guide2_fwd_bwd, kGuide2, true)->Name("conv2d_guide2/fwd_bwd")->UseRealTime();
+BENCHMARK_CAPTURE(conv2d, guide2_fwd_bwd, kGuide2, true)
+    ->Name("conv2d_guide2/fwd_bwd")
+    ->UseRealTime();
 BENCHMARK_CAPTURE(conv2d, resnet_fwd, kResnet, false)->Name("conv2d_resnet/fwd")->UseRealTime();
-BENCHMARK_CAPTURE(conv2d, resnet_fwd_bwd, kResnet, true)->Name("conv2d_resnet/fwd_bwd")->UseRealTime();
+BENCHMARK_CAPTURE(conv2d, resnet_fwd_bwd, kResnet, true)
+    ->Name("conv2d_resnet/fwd_bwd")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(conv2d, s1b1, kResnetS1B1, false)->Name("conv2d_resnet_s1_b1/fwd")->UseRealTime();
+BENCHMARK_CAPTURE(conv2d, s2b1, kResnetS2B1, false)->Name("conv2d_resnet_s2_b1/fwd")->UseRealTime();
+BENCHMARK_CAPTURE(conv2d, s3b1, kResnetS3B1, false)->Name("conv2d_resnet_s3_b1/fwd")->UseRealTime();
+BENCHMARK_CAPTURE(conv2d, s4b1, kResnetS4B1, false)->Name("conv2d_resnet_s4_b1/fwd")->UseRealTime();
+BENCHMARK_CAPTURE(conv2d, s1b16, kResnetS1B16, false)
+    ->Name("conv2d_resnet_s1_b16/fwd")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(conv2d, s2b16, kResnetS2B16, false)
+    ->Name("conv2d_resnet_s2_b16/fwd")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(conv2d, s3b16, kResnetS3B16, false)
+    ->Name("conv2d_resnet_s3_b16/fwd")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(conv2d, s4b16, kResnetS4B16, false)
+    ->Name("conv2d_resnet_s4_b16/fwd")
+    ->UseRealTime();
 BENCHMARK(max_pool2d)->Name("max_pool2d/2x2_64x16x24x24")->UseRealTime();
 BENCHMARK(adaptive_avg_pool2d)->Name("adaptive_avg_pool2d/8x8_64x16x24x24")->UseRealTime();
 BENCHMARK(softmax)->Name("softmax/64x1000")->UseRealTime();

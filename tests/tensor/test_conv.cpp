@@ -280,6 +280,46 @@ TYPED_TEST(ConvTest, RandomConfigurationsMatchDirectConvolution) {
     }
 }
 
+TYPED_TEST(ConvTest, ThreeByThreeStrideOneMatchesDirectConvolution) {
+    // 3x3, stride 1 and enough channels (the CPU backend's Winograd F(2x2, 3x3) path): channel
+    // counts that are not multiples of the register tiles, paddings 0 to 2, odd and even sizes
+    // (partial edge tiles), a bias; forward against a direct double-precision convolution.
+    using B = TypeParam;
+    std::mt19937 rng(99);
+    auto pick = [&](std::size_t lo, std::size_t hi) {
+        return std::uniform_int_distribution<std::size_t>(lo, hi)(rng);
+    };
+    for (int trial = 0; trial < 8; ++trial) {
+        DirectConv d{};
+        d.G = 1, d.KH = d.KW = 3, d.sh = d.sw = d.dh = d.dw = 1;
+        d.B = pick(1, 2);
+        d.C = pick(32, 72), d.O = pick(32, 72);
+        d.ph = pick(0, 2), d.pw = pick(0, 2);
+        d.H = pick(14, 19), d.W = pick(14, 23);  // at least 36 output tiles
+        d.OH = burn::conv_output_size(d.H, 3, 1, d.ph, 1);
+        d.OW = burn::conv_output_size(d.W, 3, 1, d.pw, 1);
+        auto fill = [&](std::size_t n) {
+            std::vector<double> v(n);
+            for (auto& e : v) e = static_cast<double>(static_cast<int>(pick(0, 512)) - 256) / 256.0;
+            return v;
+        };
+        d.x = fill(d.B * d.C * d.H * d.W);
+        d.w = fill(d.O * d.C * 9);
+        d.gy = std::vector<double>(d.B * d.O * d.OH * d.OW, 0.0);
+        d.run();
+        const std::vector<double> bias = fill(d.O);
+        for (std::size_t i = 0; i < d.y.size(); ++i) d.y[i] += bias[(i / (d.OH * d.OW)) % d.O];
+        const burn::Shape xs{d.B, d.C, d.H, d.W}, ws{d.O, d.C, 3, 3}, ys{d.B, d.O, d.OH, d.OW};
+        SCOPED_TRACE("trial " + std::to_string(trial) + ": x " + xs.to_string() + " w " +
+                     ws.to_string() + " pad " + std::to_string(d.ph) + "," + std::to_string(d.pw));
+        auto x = Tensor<B, 4>::from_data(burn::TensorData(d.x, xs));
+        auto w = Tensor<B, 4>::from_data(burn::TensorData(d.w, ws));
+        auto b = Tensor<B, 1>::from_data(burn::TensorData(bias, burn::Shape{d.O}));
+        auto y = burn::module::conv2d(x, w, b, ConvOptions<2>{.padding = {d.ph, d.pw}});
+        EXPECT_TRUE(close_to(y, burn::TensorData(d.y, ys), tol<B>()));
+    }
+}
+
 TYPED_TEST(ConvTest, InvalidArguments) {
     using B = TypeParam;
     auto x = Tensor<B, 4>::ones({1, 4, 5, 5});

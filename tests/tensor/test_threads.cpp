@@ -79,7 +79,7 @@ TEST(Threads, InvalidCountsThrowNamingTheFunctionAndTheValue) {
 
 struct Results {
     TensorData sum, sum_dim, mean_dim, cumsum, softmax, sort, matmul, matmul_batched, conv,
-        conv_x_grad, conv_w_grad;
+        conv_x_grad, conv_w_grad, conv3x3_wide, conv3x3_small;
 };
 
 Results compute(int threads) {
@@ -105,6 +105,19 @@ Results compute(int threads) {
     r.matmul = a.matmul(b).to_data();
     r.matmul_batched = ab.matmul(bb).to_data();
     r.conv = burn::module::conv2d(x, w, std::nullopt, o).to_data();
+    // 3x3 convolutions with 48 -> 40 channels (the Winograd path): 2 x 18x18 outputs (162
+    // tiles, several blocks) and 12x12 (36 tiles: with 4 threads one block, whose steps are
+    // split over the threads).
+    const auto w3 = Tensor<B, 4>::random({40, 48, 3, 3}, Distribution::Normal(0.0, 0.1));
+    const burn::ConvOptions<2> p1{.padding = {1, 1}};
+    r.conv3x3_wide =
+        burn::module::conv2d(Tensor<B, 4>::random({2, 48, 18, 18}, Distribution::Normal(0.0, 1.0)),
+                             w3, std::nullopt, p1)
+            .to_data();
+    r.conv3x3_small =
+        burn::module::conv2d(Tensor<B, 4>::random({1, 48, 12, 12}, Distribution::Normal(0.0, 1.0)),
+                             w3, std::nullopt, p1)
+            .to_data();
     r.conv_x_grad =
         Tensor<B, 4>(B::conv2d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o))
             .to_data();
@@ -138,6 +151,12 @@ TEST(Threads, ResultsAreIdenticalForOneAndTwoThreads) {
     // on the thread count, so it is only close.
     EXPECT_TRUE(one.conv == two.conv);
     EXPECT_TRUE(one.conv_x_grad == two.conv_x_grad);
+    // Winograd 3x3 convolutions: each output's sums run in one fixed order whatever the blocks.
+    const Results four = compute(4);
+    EXPECT_TRUE(one.conv3x3_wide == two.conv3x3_wide);
+    EXPECT_TRUE(one.conv3x3_small == two.conv3x3_small);
+    EXPECT_TRUE(one.conv3x3_small == four.conv3x3_small);
+    EXPECT_TRUE(one.conv3x3_wide == four.conv3x3_wide);
     EXPECT_TRUE(burn::testing::close_to(Tensor<B, 4>::from_data(one.conv_w_grad), two.conv_w_grad,
                                         {1e-5, 1e-5}));
 }

@@ -20,6 +20,10 @@
 // products never amortise, and without padding (and with stride 1 along the rows) they read the
 // input directly, with no im2col (forward_implicit).
 // A 1x1 kernel with stride 1 and no padding skips im2col too: the input is its own panel.
+// 3x3 kernels with stride 1 and enough channels and outputs run as Winograd F(2x2, 3x3)
+// (conv_winograd.cpp). When a forward has fewer (image x column block) items than threads
+// (batch-1 inference on small feature maps: ResNet-18's last stage has one 7x7 item), the panels
+// are made first and each product is cut into blocks of output channels over the threads.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -479,15 +483,65 @@ void forward_implicit(const Geo& g, const E* in, const E* w, const E* bias, E* o
 template <class E>
 void forward_core(const Geo& g, const E* in, const E* w, const E* bias, E* out) {
     if (implicit_ok(g)) return forward_implicit(g, in, w, bias, out);
+    if (winograd_conv_applies(g)) return winograd_conv(g, in, w, bias, out);
     const std::size_t L = g.out_plane(), rows = g.rows(), og = g.og();
     const std::size_t nb = g.pointwise() ? L : column_block(g, sizeof(E));
     const std::size_t blocks = (L + nb - 1) / nb;
     const std::size_t items = g.batch * g.groups * blocks;
+    const bool thin = use_thin_gemm(og, rows);
+    // Item `it`: image and group `bg`, output columns [l0, l0 + n).
+    auto item = [&](std::size_t it, std::size_t& bg, std::size_t& l0, std::size_t& n) {
+        const std::size_t blk = it % blocks;
+        bg = it / blocks;
+        l0 = blk * nb;
+        n = std::min(L, l0 + nb) - l0;
+    };
+    auto add_bias = [&](std::size_t grp, std::size_t o0, std::size_t o1, E* o, std::size_t n) {
+        if (!bias) return;
+        for (std::size_t i = o0; i < o1; ++i) {
+            const E bv = bias[grp * og + i];
+            E* oi = o + i * L;
+            for (std::size_t j = 0; j < n; ++j) oi[j] += bv;
+        }
+    };
+    const std::size_t threads = num_threads();
+    if (!thin && !g.pointwise() && items < threads && og >= 64) {
+        // Fewer items than threads (batch-1 inference on small feature maps): the panels first,
+        // then each product cut into blocks of output channels.
+        const std::size_t per =
+            std::max<std::size_t>(16, (og * items + 2 * threads - 1) / (2 * threads) + 15) / 16 *
+            16;
+        const std::size_t oblocks = (og + per - 1) / per;
+        std::vector<E> panels(items * rows * nb);
+        parallel_range(items, 1, [&](const auto& r) {
+            for (std::size_t it = r.begin(); it < r.end(); ++it) {
+                std::size_t bg, l0, n;
+                item(it, bg, l0, n);
+                const std::size_t b = bg / g.groups, grp = bg % g.groups;
+                im2col(g, in + (b * g.cin + grp * g.cg()) * g.in_plane(), l0, l0 + n,
+                       panels.data() + it * rows * nb);
+            }
+        });
+        parallel_range(items * oblocks, 1, [&](const auto& r) {
+            for (std::size_t q = r.begin(); q < r.end(); ++q) {
+                const std::size_t it = q / oblocks, o0 = q % oblocks * per,
+                                  o1 = std::min(og, o0 + per);
+                std::size_t bg, l0, n;
+                item(it, bg, l0, n);
+                const std::size_t b = bg / g.groups, grp = bg % g.groups;
+                E* o = out + (b * g.cout + grp * og) * L + l0;
+                gemm(false, false, o1 - o0, n, rows, w + (grp * og + o0) * rows, rows,
+                     panels.data() + it * rows * nb, n, E(0), o + o0 * L, L);
+                add_bias(grp, o0, o1, o, n);
+            }
+        });
+        return;
+    }
     parallel_range(items, 1, [&](const auto& r) {
         for (std::size_t it = r.begin(); it < r.end(); ++it) {
-            const std::size_t blk = it % blocks, bg = it / blocks;
+            std::size_t bg, l0, n;
+            item(it, bg, l0, n);
             const std::size_t b = bg / g.groups, grp = bg % g.groups;
-            const std::size_t l0 = blk * nb, l1 = std::min(L, l0 + nb), n = l1 - l0;
             const E* x = in + (b * g.cin + grp * g.cg()) * g.in_plane();
             const E* wg = w + grp * og * rows;
             E* o = out + (b * g.cout + grp * og) * L + l0;
@@ -498,24 +552,18 @@ void forward_core(const Geo& g, const E* in, const E* w, const E* bias, E* out) 
                 ldb = L;
             } else {
                 E* cols = scratch<E>(rows * n);
-                im2col(g, x, l0, l1, cols);
+                im2col(g, x, l0, l0 + n, cols);
                 panel = cols;
                 ldb = n;
             }
-            if (use_thin_gemm(og, rows)) {
+            if (thin) {
                 const E** brow = scratch<const E*>(rows);
                 for (std::size_t r = 0; r < rows; ++r) brow[r] = panel + r * ldb;
                 thin_gemm_rows(og, n, rows, wg, brow, o, L);
             } else {
                 gemm(false, false, og, n, rows, wg, rows, panel, ldb, E(0), o, L);
             }
-            if (bias) {
-                for (std::size_t i = 0; i < og; ++i) {
-                    const E bv = bias[grp * og + i];
-                    E* oi = o + i * L;
-                    for (std::size_t j = 0; j < n; ++j) oi[j] += bv;
-                }
-            }
+            add_bias(grp, 0, og, o, n);
         }
     });
 }
