@@ -19,8 +19,9 @@
 #include <vector>
 
 #include "codegen_cases.inc"  // #include "<model>.hpp" for every generated model
-#include "control_flow.hpp"   // tests/fixtures/onnx_control/control_flow.onnx
-#include "train_mnist.hpp"    // examples/onnx-inference/mnist.onnx
+#include "codegen_check.hpp"
+#include "control_flow.hpp"  // tests/fixtures/onnx_control/control_flow.onnx
+#include "train_mnist.hpp"   // examples/onnx-inference/mnist.onnx
 
 namespace fs = std::filesystem;
 using burn::onnx::TypedData;
@@ -29,72 +30,12 @@ using B = burn::Cpu<float>;
 using AD = burn::Autodiff<B>;
 
 namespace {
-
-/// Empty when `got` matches `want` (the ONNX test runner's rtol 1e-3, atol 1e-7; exact dtype and
-/// shape; NaN == NaN).
-std::string mismatch(const burn::TensorData& got, const burn::TensorData& want) {
-    if (got.dtype != want.dtype)
-        return "dtype " + std::string(burn::dtype_name(got.dtype)) + " vs " +
-               std::string(burn::dtype_name(want.dtype));
-    if (got.shape != want.shape)
-        return "shape " + got.shape.to_string() + " vs " + want.shape.to_string();
-    const auto g = got.to_vec<double>(), w = want.to_vec<double>();
-    for (std::size_t i = 0; i < g.size(); ++i) {
-        if (std::isnan(g[i]) && std::isnan(w[i])) continue;
-        if (!(std::abs(g[i] - w[i]) <= 1e-7 + 1e-3 * std::abs(w[i])))
-            return "element " + std::to_string(i) + ": " + std::to_string(g[i]) + " vs " +
-                   std::to_string(w[i]);
-    }
-    return {};
-}
-
-std::vector<fs::path> sorted(const fs::path& dir, std::string_view prefix) {
-    std::vector<fs::path> v;
-    for (const auto& e : fs::directory_iterator(dir))
-        if (e.path().filename().string().rfind(prefix, 0) == 0) v.push_back(e.path());
-    std::sort(v.begin(), v.end(), [](const fs::path& a, const fs::path& b) {
-        const auto num = [](const fs::path& p) {
-            const auto s = p.stem().string();
-            return std::stoul(s.substr(s.rfind('_') + 1));
-        };
-        return num(a) < num(b);
-    });
-    return v;
-}
-
-/// Runs the generated model M on every test_data_set_* of `dir`: outputs compared with the
-/// expected .pb files and with Graph<B> on the same model (the same op functions: equal values).
-template <template <class> class M>
-void check_generated(const fs::path& dir, const fs::path& record) {
-    SCOPED_TRACE(dir.string());
-    const auto model = M<B>::from_file(record);
-    const auto graph = burn::onnx::Graph<B>::load(dir / "model.onnx");
-    std::size_t sets = 0;
-    for (const auto& set : sorted(dir, "test_data_set_")) {
-        SCOPED_TRACE(set.filename().string());
-        std::vector<Value<B>> in;
-        for (const auto& p : sorted(set, "input_"))
-            in.push_back(Value<B>::from_typed(burn::onnx::load_tensor_proto(p), {}));
-        const auto want = sorted(set, "output_");
-        const auto got = model.forward_values(in);
-        const auto ref = graph.run(in);
-        ASSERT_EQ(got.size(), want.size());
-        for (std::size_t o = 0; o < want.size(); ++o) {
-            const auto g = got[o].to_data();
-            EXPECT_EQ(mismatch(g, burn::onnx::load_tensor_proto(want[o]).data), "")
-                << "output " << o;
-            EXPECT_EQ(g.template to_vec<double>(), ref[o].to_data().template to_vec<double>())
-                << "output " << o << " differs from Graph<B>";
-        }
-        ++sets;
-    }
-    EXPECT_GT(sets, 0u);
-}
-
+using burn::onnx::testing::check_generated;
+using burn::onnx::testing::mismatch;
 }  // namespace
 
 TEST(OnnxCodegen, GeneratedModelsMatchTheTestSuite) {
-#define BURN_CODEGEN_CASE(NAME, DIR, RECORD) check_generated<NAME>(DIR, RECORD);
+#define BURN_CODEGEN_CASE(NAME, DIR, RECORD) check_generated<B, NAME>(DIR, RECORD);
 #include "codegen_cases_run.inc"
 #undef BURN_CODEGEN_CASE
 }
