@@ -283,7 +283,8 @@ TYPED_TEST(ConvTest, RandomConfigurationsMatchDirectConvolution) {
 TYPED_TEST(ConvTest, ThreeByThreeStrideOneMatchesDirectConvolution) {
     // 3x3, stride 1 and enough channels (the CPU backend's Winograd F(2x2, 3x3) path): channel
     // counts that are not multiples of the register tiles, paddings 0 to 2, odd and even sizes
-    // (partial edge tiles), a bias; forward against a direct double-precision convolution.
+    // (partial edge tiles), a bias; the forward and the input gradient (the same path on the
+    // flipped weight) against a direct double-precision convolution.
     using B = TypeParam;
     std::mt19937 rng(99);
     auto pick = [&](std::size_t lo, std::size_t hi) {
@@ -305,7 +306,7 @@ TYPED_TEST(ConvTest, ThreeByThreeStrideOneMatchesDirectConvolution) {
         };
         d.x = fill(d.B * d.C * d.H * d.W);
         d.w = fill(d.O * d.C * 9);
-        d.gy = std::vector<double>(d.B * d.O * d.OH * d.OW, 0.0);
+        d.gy = fill(d.B * d.O * d.OH * d.OW);
         d.run();
         const std::vector<double> bias = fill(d.O);
         for (std::size_t i = 0; i < d.y.size(); ++i) d.y[i] += bias[(i / (d.OH * d.OW)) % d.O];
@@ -315,8 +316,14 @@ TYPED_TEST(ConvTest, ThreeByThreeStrideOneMatchesDirectConvolution) {
         auto x = Tensor<B, 4>::from_data(burn::TensorData(d.x, xs));
         auto w = Tensor<B, 4>::from_data(burn::TensorData(d.w, ws));
         auto b = Tensor<B, 1>::from_data(burn::TensorData(bias, burn::Shape{d.O}));
-        auto y = burn::module::conv2d(x, w, b, ConvOptions<2>{.padding = {d.ph, d.pw}});
+        const ConvOptions<2> o{.padding = {d.ph, d.pw}};
+        auto y = burn::module::conv2d(x, w, b, o);
         EXPECT_TRUE(close_to(y, burn::TensorData(d.y, ys), tol<B>()));
+        // The input gradient: a 3x3 stride-1 convolution of the gradient too.
+        auto gy = Tensor<B, 4>::from_data(burn::TensorData(d.gy, ys));
+        auto gx =
+            Tensor<B, 4>(B::conv2d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o));
+        EXPECT_TRUE(close_to(gx, burn::TensorData(d.gx, xs), tol<B>()));
     }
 }
 

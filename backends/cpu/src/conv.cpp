@@ -708,7 +708,8 @@ CpuTensor run_weight(const Geo& g, const CpuTensor& in, const CpuTensor& out_gra
 ///                 = sum_o sum_k' gpad[o][i + d*k'] w[o][c][K-1-k']   (k' = K-1-k).
 /// With few input channels (the MNIST guide's conv2: 8) that product runs through
 /// forward_implicit, which reads the padded gradient in place: no im2col panel, no GEMM packing,
-/// no col2im scatter. Returns nullopt where that path does not apply (the caller then runs
+/// no col2im scatter; a 3x3 one with enough channels (ResNet's layers) runs as Winograd
+/// F(2x2, 3x3), which pads by itself. Returns nullopt where neither applies (the caller then runs
 /// input_core).
 std::optional<CpuTensor> input_by_full_conv(const Geo& g, const CpuTensor& out_grad,
                                             const CpuTensor& w, const Shape& in_shape) {
@@ -730,7 +731,14 @@ std::optional<CpuTensor> input_by_full_conv(const Geo& g, const CpuTensor& out_g
         f.d[i] = g.d[i];
         if (f.in[i] - f.d[i] * (f.k[i] - 1) != f.out[i]) return std::nullopt;
     }
-    if (!implicit_ok(f)) return std::nullopt;
+    // The same convolution with the padding left to the kernel: a 3x3 one runs as Winograd.
+    Geo fw = f;
+    for (int i = 0; i < 3; ++i) {
+        fw.in[i] = g.out[i];
+        fw.p[i] = fp[i];
+    }
+    const bool winograd = winograd_conv_applies(fw);
+    if (!winograd && !implicit_ok(f)) return std::nullopt;
     CpuTensor in_grad = alloc(in_shape, out_grad.dtype);
     if (in_grad.num_elements() == 0) return in_grad;
     const CpuTensor go = contiguous(out_grad), wc = contiguous(w);
@@ -740,10 +748,16 @@ std::optional<CpuTensor> input_by_full_conv(const Geo& g, const CpuTensor& out_g
         // Flipped, channel-swapped weight [Cin, Cout, K...].
         std::vector<E> wf(cin * cout * K);
         const E* wp = wc.data<E>();
-        for (std::size_t o = 0; o < cout; ++o)
-            for (std::size_t c = 0; c < cin; ++c)
-                for (std::size_t k = 0; k < K; ++k)
-                    wf[(c * cout + o) * K + (K - 1 - k)] = wp[(o * cin + c) * K + k];
+        parallel_for(cout, std::max<std::size_t>(1, kParallelGrain / (cin * K)),
+                     [&](std::size_t o0, std::size_t o1) {
+                         for (std::size_t o = o0; o < o1; ++o)
+                             for (std::size_t c = 0; c < cin; ++c)
+                                 for (std::size_t k = 0; k < K; ++k)
+                                     wf[(c * cout + o) * K + (K - 1 - k)] =
+                                         wp[(o * cin + c) * K + k];
+                     });
+        if (winograd)
+            return winograd_conv<E>(fw, go.data<E>(), wf.data(), nullptr, in_grad.data<E>());
         // Zero-padded gradient [B, Cout, O + 2 fp].
         const std::size_t planes = g.batch * cout, pin = f.in_plane(), pout = g.out_plane();
         CpuTensor padded = alloc(Shape{planes * pin}, out_grad.dtype);
