@@ -90,10 +90,12 @@ def module_cases():
                         "resnet": (8, 64, 64, 56, 1)}.items():
         cases[f"conv2d_{name}/fwd"] = conv_case(*shape, False)
         cases[f"conv2d_{name}/fwd_bwd"] = conv_case(*shape, True)
-    # ResNet-18's four stages (3x3, stride 1, padding 1) at batches 1 and 16, forward only.
+    # ResNet-18's four stages (3x3, stride 1, padding 1): forward at batches 1 and 16, forward and
+    # backward at batch 16.
     for stage, (ch, side) in enumerate([(64, 56), (128, 28), (256, 14), (512, 7)], start=1):
         for batch in (1, 16):
             cases[f"conv2d_resnet_s{stage}_b{batch}/fwd"] = conv_case(batch, ch, ch, side, 1, False)
+        cases[f"conv2d_resnet_s{stage}_b16/fwd_bwd"] = conv_case(16, ch, ch, side, 1, True)
     pool_in = lambda: (torch.rand(64, 16, 24, 24) * 2 - 1,)
     cases["max_pool2d/2x2_64x16x24x24"] = (pool_in, lambda x: F.max_pool2d(x, 2, 2))
     cases["adaptive_avg_pool2d/8x8_64x16x24x24"] = (pool_in, lambda x: F.adaptive_avg_pool2d(x, 8))

@@ -114,6 +114,18 @@ BENCHMARK_CAPTURE(conv2d, s3b16, kResnetS3B16, false)
 BENCHMARK_CAPTURE(conv2d, s4b16, kResnetS4B16, false)
     ->Name("conv2d_resnet_s4_b16/fwd")
     ->UseRealTime();
+BENCHMARK_CAPTURE(conv2d, s1b16b, kResnetS1B16, true)
+    ->Name("conv2d_resnet_s1_b16/fwd_bwd")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(conv2d, s2b16b, kResnetS2B16, true)
+    ->Name("conv2d_resnet_s2_b16/fwd_bwd")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(conv2d, s3b16b, kResnetS3B16, true)
+    ->Name("conv2d_resnet_s3_b16/fwd_bwd")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(conv2d, s4b16b, kResnetS4B16, true)
+    ->Name("conv2d_resnet_s4_b16/fwd_bwd")
+    ->UseRealTime();
 BENCHMARK(max_pool2d)->Name("max_pool2d/2x2_64x16x24x24")->UseRealTime();
 BENCHMARK(adaptive_avg_pool2d)->Name("adaptive_avg_pool2d/8x8_64x16x24x24")->UseRealTime();
 BENCHMARK(softmax)->Name("softmax/64x1000")->UseRealTime();

@@ -283,18 +283,21 @@ TYPED_TEST(ConvTest, RandomConfigurationsMatchDirectConvolution) {
 TYPED_TEST(ConvTest, ThreeByThreeStrideOneMatchesDirectConvolution) {
     // 3x3, stride 1 and enough channels (the CPU backend's Winograd F(2x2, 3x3) path): channel
     // counts that are not multiples of the register tiles, paddings 0 to 2, odd and even sizes
-    // (partial edge tiles), a bias; the forward and the input gradient (the same path on the
-    // flipped weight) against a direct double-precision convolution.
+    // (partial edge tiles), a bias; the forward, the input gradient (the same path on the flipped
+    // weight) and the weight gradient (Winograd F(3x3, 2x2)) against a direct double-precision
+    // convolution.
     using B = TypeParam;
     std::mt19937 rng(99);
     auto pick = [&](std::size_t lo, std::size_t hi) {
         return std::uniform_int_distribution<std::size_t>(lo, hi)(rng);
     };
-    for (int trial = 0; trial < 8; ++trial) {
+    for (int trial = 0; trial < 9; ++trial) {
         DirectConv d{};
         d.G = 1, d.KH = d.KW = 3, d.sh = d.sw = d.dh = d.dw = 1;
         d.B = pick(1, 2);
         d.C = pick(32, 72), d.O = pick(32, 72);
+        // The last trial: many channels (the CPU weight gradient's other summation scheme).
+        if (trial == 8) d.B = 1, d.C = 130, d.O = 140;
         d.ph = pick(0, 2), d.pw = pick(0, 2);
         d.H = pick(14, 19), d.W = pick(14, 23);  // at least 36 output tiles
         d.OH = burn::conv_output_size(d.H, 3, 1, d.ph, 1);
@@ -324,6 +327,9 @@ TYPED_TEST(ConvTest, ThreeByThreeStrideOneMatchesDirectConvolution) {
         auto gx =
             Tensor<B, 4>(B::conv2d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o));
         EXPECT_TRUE(close_to(gx, burn::TensorData(d.gx, xs), tol<B>()));
+        auto gw = Tensor<B, 4>(
+            B::conv2d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o));
+        EXPECT_TRUE(close_to(gw, burn::TensorData(d.gw, ws), tol<B>()));
     }
 }
 

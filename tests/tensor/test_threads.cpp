@@ -79,7 +79,7 @@ TEST(Threads, InvalidCountsThrowNamingTheFunctionAndTheValue) {
 
 struct Results {
     TensorData sum, sum_dim, mean_dim, cumsum, softmax, sort, matmul, matmul_batched, conv,
-        conv_x_grad, conv_w_grad, conv3x3_wide, conv3x3_small;
+        conv_x_grad, conv_w_grad, conv3x3_wide, conv3x3_small, conv3x3_x_grad, conv3x3_w_grad;
 };
 
 Results compute(int threads) {
@@ -117,6 +117,16 @@ Results compute(int threads) {
     r.conv3x3_small =
         burn::module::conv2d(Tensor<B, 4>::random({1, 48, 12, 12}, Distribution::Normal(0.0, 1.0)),
                              w3, std::nullopt, p1)
+            .to_data();
+    // Their gradients (Winograd too): the input gradient, and the weight gradient, whose sums
+    // over the tiles run in fixed chunks.
+    const auto x3 = Tensor<B, 4>::random({2, 48, 18, 18}, Distribution::Normal(0.0, 1.0));
+    const auto gy3 = Tensor<B, 4>::random({2, 40, 18, 18}, Distribution::Normal(0.0, 1.0));
+    r.conv3x3_x_grad =
+        Tensor<B, 4>(B::conv2d_x_backward(x3.primitive(), w3.primitive(), gy3.primitive(), p1))
+            .to_data();
+    r.conv3x3_w_grad =
+        Tensor<B, 4>(B::conv2d_weight_backward(x3.primitive(), w3.primitive(), gy3.primitive(), p1))
             .to_data();
     r.conv_x_grad =
         Tensor<B, 4>(B::conv2d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o))
@@ -157,6 +167,10 @@ TEST(Threads, ResultsAreIdenticalForOneAndTwoThreads) {
     EXPECT_TRUE(one.conv3x3_small == two.conv3x3_small);
     EXPECT_TRUE(one.conv3x3_small == four.conv3x3_small);
     EXPECT_TRUE(one.conv3x3_wide == four.conv3x3_wide);
+    EXPECT_TRUE(one.conv3x3_x_grad == two.conv3x3_x_grad);
+    EXPECT_TRUE(one.conv3x3_x_grad == four.conv3x3_x_grad);
+    EXPECT_TRUE(one.conv3x3_w_grad == two.conv3x3_w_grad);
+    EXPECT_TRUE(one.conv3x3_w_grad == four.conv3x3_w_grad);
     EXPECT_TRUE(burn::testing::close_to(Tensor<B, 4>::from_data(one.conv_w_grad), two.conv_w_grad,
                                         {1e-5, 1e-5}));
 }

@@ -696,6 +696,8 @@ CpuTensor run_weight(const Geo& g, const CpuTensor& in, const CpuTensor& out_gra
     const CpuTensor x = contiguous(in), go = contiguous(out_grad);
     float_dispatch(in.dtype, "conv backward", [&](auto e) {
         using E = decltype(e);
+        if (winograd_conv_applies(g))
+            return winograd_weight_grad<E>(g, x.data<E>(), go.data<E>(), w_grad.data<E>());
         weight_core<E>(g, x.data<E>(), go.data<E>(), w_grad.data<E>());
     });
     return w_grad;

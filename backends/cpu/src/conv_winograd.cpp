@@ -19,6 +19,16 @@
 // transforms are vector loops over runs of tiles on one tile row (explicit GCC vectors: the
 // auto-vectoriser left them scalar).
 //
+// The weight gradient of the same convolutions is F(3x3, 2x2): the 3x3 weight gradient of one
+// (output channel, input channel) pair is a correlation of the 4x4 input tiles with the 2x2
+// output-gradient tiles, so dW = A'^T [sum over tiles of (G' g G'^T) . (B^T d B)] A', the 16
+// positions' sums being matrix products over the tiles, [Cout, tiles] x [tiles, Cin] (OpenBLAS:
+// they are deep). G' is F(3x3, 2x2)'s G with its last row negated, which makes its input
+// transform B^T d B the forward's. The sums over the tiles never depend on the thread count:
+// with few channels, fixed chunks of tiles each sum into their own partial sums, added in chunk
+// order; with many (where 16 partial sums of 16 * Cout * Cin values would not fit in cache), one
+// sum per position is accumulated block by block in order.
+//
 // Work split: tiles are processed in blocks whose transformed inputs and products (16 * (Cin +
 // Cout) values per tile) stay near L2 size; blocks run in parallel, each through its three steps
 // on one thread. With fewer blocks than threads (batch-1 inference on small feature maps) each
@@ -44,6 +54,9 @@ namespace {
 /// tiles within 10% of each other.
 constexpr std::size_t kBlockBytes = std::size_t{1} << 20;
 constexpr std::size_t kMinBlock = 64;
+/// The weight gradient keeps one set of partial sums (16 * Cout * Cin values) per chunk of tiles
+/// where a set is at most this large, else one set summed block by block.
+constexpr std::size_t kSmallSums = std::size_t{1} << 20;
 
 /// The register tile of the products: MR output channels x NR tiles, NR two vectors of the
 /// widest vector registers the build targets (AVX-512: 8 x 32 floats in 16 accumulators; AVX2:
@@ -186,21 +199,23 @@ struct Simd {
     static V zip_hi(V a, V b) { return __builtin_shuffle(a, b, zip_mask(static_cast<I>(W / 2))); }
 };
 
-/// Vp [16][JP][C][NR] (the product kernel's layout: for each position, panels of NR tiles, channel
-/// by channel) = B^T d B for the channels [c0, c1) and the tiles [t0, t1) (column j = t - t0),
+/// Vp [16][JP][C][nr] (panels of nr tiles, channel by channel, for each position: the product
+/// kernel's layout with nr = NR; with one panel of nr >= the block's tiles, plain rows
+/// [16][C][nr]) = B^T d B for the channels [c0, c1) and the tiles [t0, t1) (column j = t - t0),
 /// d the 4x4 input tile under output tile t (zero outside the input), with
-/// B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]. A run of n tiles on one
-/// tile row is done a whole row at a time, W tiles per vector: the 4 input rows under it (2n + 2
-/// columns, zero-padded) split into even and odd columns, the row combinations s = B^T d of
-/// those, then the column combinations of s's columns 2q .. 2q + 3 for each tile q.
+/// B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]; nr is a multiple of the
+/// vector width W. A run of n tiles on one tile row is done a whole row at a time, W tiles per
+/// vector: the 4 input rows under it (2n + 2 columns, zero-padded) split into even and odd
+/// columns, the row combinations s = B^T d of those, then the column combinations of s's columns
+/// 2q .. 2q + 3 for each tile q.
 template <class E>
 void transform_input(const Tiles& tl, const E* in, std::size_t C, std::size_t t0, std::size_t t1,
-                     std::size_t c0, std::size_t c1, E* Vp, std::size_t JP) {
+                     std::size_t c0, std::size_t c1, E* Vp, std::size_t JP, std::size_t nr) {
     using S = Simd<E>;
     using V = typename S::V;
-    constexpr std::size_t W = S::W, NR = kNR<E>;
+    constexpr std::size_t W = S::W;
     const std::size_t plane = static_cast<std::size_t>(tl.IH * tl.IW);
-    const std::size_t xs = JP * C * NR;  // from one position's panels to the next's
+    const std::size_t xs = JP * C * nr;  // from one position's panels to the next's
     const auto maxn = static_cast<std::size_t>(tl.TW);
     // Rows of d: 2n + 2 columns rounded up to 2W; rows of s's even / odd columns: n + 1 rounded
     // up to W, plus W lanes for the loads at q + 1.
@@ -209,7 +224,7 @@ void transform_input(const Tiles& tl, const E* in, std::size_t C, std::size_t t0
     E* ev = d + 4 * dw;
     E* od = ev + 4 * sw;
     for (std::size_t c = c0; c < c1; ++c) {
-        E* vc = Vp + c * NR;
+        E* vc = Vp + c * nr;
         for_each_tile_run(
             tl, t0, t1,
             [&](std::size_t b, std::int64_t ty, std::int64_t tx0, std::size_t n, std::size_t j) {
@@ -255,7 +270,7 @@ void transform_input(const Tiles& tl, const E* in, std::size_t C, std::size_t t0
                     const std::int64_t q =
                         static_cast<std::int64_t>(cs) - static_cast<std::int64_t>(j);
                     const std::size_t lo = cs < j ? j - cs : 0, hi = std::min(W, j + n - cs);
-                    E* base = vc + (cs / NR) * C * NR + cs % NR;
+                    E* base = vc + (cs / nr) * C * nr + cs % nr;
                     const auto sel = (S::lanes() >= static_cast<typename S::I>(lo)) &
                                      (S::lanes() < static_cast<typename S::I>(hi));
                     const bool whole = lo == 0 && hi == W;
@@ -328,6 +343,91 @@ void transform_output(const Tiles& tl, const E* M, std::size_t ldm, std::size_t 
     }
 }
 
+/// Ug [16][K][ldg] (row j = t - t0 of the block) = G' g G'^T for the output channels [k0, k1) and
+/// the tiles [t0, t1), g the 2x2 output-gradient tile t (zero outside the output), with
+/// G' = [[1, 0], [1/2, 1/2], [1/2, -1/2], [0, -1]]: F(3x3, 2x2)'s G with its last row negated, so
+/// that its input transform is B^T d B of transform_input. Rows are written in whole vectors:
+/// ldg holds W values past the block's last tile.
+template <class E>
+void transform_grad(const Tiles& tl, const E* gy, std::size_t K, std::size_t t0, std::size_t t1,
+                    std::size_t k0, std::size_t k1, E* Ug, std::size_t ldg) {
+    using S = Simd<E>;
+    using V = typename S::V;
+    constexpr std::size_t W = S::W;
+    const std::size_t plane = static_cast<std::size_t>(tl.OH * tl.OW);
+    const std::size_t xs = K * ldg;
+    const auto maxn = static_cast<std::size_t>(tl.TW);
+    const std::size_t nv = (maxn + W - 1) / W * W;  // tiles per run, rounded up to W
+    E* rows = transform_scratch<E>(4 * nv);  // the run's 2 gradient rows, 2 * nv columns each
+    const E h = E(0.5);
+    for (std::size_t k = k0; k < k1; ++k) {
+        E* uk = Ug + k * ldg;
+        for_each_tile_run(
+            tl, t0, t1,
+            [&](std::size_t b, std::int64_t ty, std::int64_t tx0, std::size_t n, std::size_t j) {
+                const E* g = gy + (b * K + k) * plane;
+                const std::int64_t ox0 = 2 * tx0;
+                const auto cols = static_cast<std::size_t>(
+                    std::min<std::int64_t>(static_cast<std::int64_t>(2 * n), tl.OW - ox0));
+                const std::size_t w = (n + W - 1) / W * W * 2;
+                for (std::int64_t i = 0; i < 2; ++i) {
+                    E* ri = rows + i * static_cast<std::int64_t>(2 * nv);
+                    const std::int64_t oy = 2 * ty + i;
+                    if (oy >= tl.OH) {
+                        std::fill(ri, ri + w, E(0));
+                        continue;
+                    }
+                    std::copy(g + oy * tl.OW + ox0, g + oy * tl.OW + ox0 + cols, ri);
+                    std::fill(ri + cols, ri + w, E(0));
+                }
+                for (std::size_t q = 0; q < n; q += W) {
+                    const E* r0p = rows + 2 * q;
+                    const E* r1p = rows + 2 * nv + 2 * q;
+                    const V a0 = S::load(r0p), b0 = S::load(r0p + W);
+                    const V a1 = S::load(r1p), b1 = S::load(r1p + W);
+                    const V e0 = S::even(a0, b0), o0 = S::odd(a0, b0);
+                    const V e1 = S::even(a1, b1), o1 = S::odd(a1, b1);
+                    // G' along the rows, then along the columns.
+                    const V re[4] = {e0, (e0 + e1) * h, (e0 - e1) * h, -e1};
+                    const V ro[4] = {o0, (o0 + o1) * h, (o0 - o1) * h, -o1};
+                    for (std::size_t i = 0; i < 4; ++i) {
+                        E* u = uk + 4 * i * xs + j + q;
+                        S::store(u, re[i]);
+                        S::store(u + xs, (re[i] + ro[i]) * h);
+                        S::store(u + 2 * xs, (re[i] - ro[i]) * h);
+                        S::store(u + 3 * xs, -ro[i]);
+                    }
+                }
+            });
+    }
+}
+
+/// dW [K, C, 3, 3] (rows [k0, k1)) = A^T M A of the sums M[xi][k][c] (row length C), with
+/// F(3x3, 2x2)'s A^T = [[1, 1, 1, 0], [0, 1, -1, 0], [0, 1, 1, 1]].
+template <class E>
+void transform_weight_grad(const E* M, std::size_t K, std::size_t C, std::size_t k0, std::size_t k1,
+                           E* dw) {
+    const std::size_t xs = K * C;
+    for (std::size_t k = k0; k < k1; ++k)
+        for (std::size_t c = 0; c < C; ++c) {
+            const E* m = M + k * C + c;
+            E r[3][4];  // A^T m
+            for (std::size_t b = 0; b < 4; ++b) {
+                const E m0 = m[b * xs], m1 = m[(4 + b) * xs], m2 = m[(8 + b) * xs],
+                        m3 = m[(12 + b) * xs];
+                r[0][b] = m0 + m1 + m2;
+                r[1][b] = m1 - m2;
+                r[2][b] = m1 + m2 + m3;
+            }
+            E* d = dw + (k * C + c) * 9;
+            for (std::size_t u = 0; u < 3; ++u) {
+                d[3 * u + 0] = r[u][0] + r[u][1] + r[u][2];
+                d[3 * u + 1] = r[u][1] - r[u][2];
+                d[3 * u + 2] = r[u][1] + r[u][2] + r[u][3];
+            }
+        }
+}
+
 }  // namespace
 
 bool winograd_conv_applies(const backend::ConvGeometry& g) {
@@ -391,7 +491,7 @@ void winograd_conv(const backend::ConvGeometry& g, const E* in, const E* w, cons
             for (std::size_t blk = r.begin(); blk < r.end(); ++blk) {
                 const std::size_t t0 = blk * pb, t1 = std::min(T, t0 + pb);
                 clear_tail(Vp, t1 - t0);
-                transform_input(tl, in, C, t0, t1, 0, C, Vp, JP);
+                transform_input(tl, in, C, t0, t1, 0, C, Vp, JP, NR);
                 products(Vp, M, t1 - t0, 0, 16 * KP);
                 transform_output(tl, M, ldm, K, t0, t1, 0, K, bias, out);
             }
@@ -403,7 +503,7 @@ void winograd_conv(const backend::ConvGeometry& g, const E* in, const E* w, cons
         const std::size_t t0 = blk * pb, t1 = std::min(T, t0 + pb);
         clear_tail(Vp.data(), t1 - t0);
         parallel_range(C, 1, [&](const auto& r) {
-            transform_input(tl, in, C, t0, t1, r.begin(), r.end(), Vp.data(), JP);
+            transform_input(tl, in, C, t0, t1, r.begin(), r.end(), Vp.data(), JP, NR);
         });
         parallel_range(16 * KP, 1, [&](const auto& r) {
             products(Vp.data(), M.data(), t1 - t0, r.begin(), r.end());
@@ -414,6 +514,85 @@ void winograd_conv(const backend::ConvGeometry& g, const E* in, const E* w, cons
     }
 }
 
+template <class E>
+void winograd_weight_grad(const backend::ConvGeometry& g, const E* in, const E* gy, E* dw) {
+    using S = Simd<E>;
+    constexpr std::size_t W = S::W;
+    const std::size_t C = g.cin, K = g.cout;
+    Tiles tl{g.in[1], g.in[2], g.out[1],           g.out[2],
+             g.p[1],  g.p[2],  (g.out[1] + 1) / 2, (g.out[2] + 1) / 2};
+    const std::size_t T = g.batch * tl.per_image();
+    const std::size_t m_size = 16 * K * C;
+    std::unique_ptr<E[]> Mb;
+    if (m_size * sizeof(E) <= kSmallSums) {
+        // Few channels (ResNet's first stages): L2-sized blocks of tiles, in fixed chunks of
+        // blocks, each chunk summed into its own partial sums by one thread, the partials added
+        // in chunk order (as weight_core in conv.cpp).
+        const std::size_t pb = std::min<std::size_t>(
+            T, std::max<std::size_t>(kMinBlock, kBlockBytes / (16 * (C + K) * sizeof(E))));
+        const std::size_t blocks = (T + pb - 1) / pb, ld = (pb + W - 1) / W * W + W;
+        const std::size_t chunks = std::min<std::size_t>(blocks, 16);
+        Mb = std::make_unique_for_overwrite<E[]>(chunks * m_size);
+        parallel_range(chunks, 1, [&](const auto& r) {
+            const auto Vb = std::make_unique_for_overwrite<E[]>(16 * C * ld);
+            const auto Ub = std::make_unique_for_overwrite<E[]>(16 * K * ld);
+            for (std::size_t ch = r.begin(); ch < r.end(); ++ch) {
+                E* M = Mb.get() + ch * m_size;
+                const std::size_t b0 = ch * blocks / chunks, b1 = (ch + 1) * blocks / chunks;
+                for (std::size_t blk = b0; blk < b1; ++blk) {
+                    const std::size_t t0 = blk * pb, t1 = std::min(T, t0 + pb);
+                    transform_input(tl, in, C, t0, t1, 0, C, Vb.get(), 1, ld);
+                    transform_grad(tl, gy, K, t0, t1, 0, K, Ub.get(), ld);
+                    for (std::size_t xi = 0; xi < 16; ++xi)
+                        gemm(false, true, K, C, t1 - t0, Ub.get() + xi * K * ld, ld,
+                             Vb.get() + xi * C * ld, ld, blk == b0 ? E(0) : E(1), M + xi * K * C,
+                             C);
+                }
+            }
+        });
+        E* M = Mb.get();
+        for (std::size_t ch = 1; ch < chunks; ++ch) {
+            const E* v = M + ch * m_size;
+            for (std::size_t i = 0; i < m_size; ++i) M[i] += v[i];
+        }
+    } else {
+        // Many channels: one sum per position, accumulated block by block in order by one
+        // thread (no partials: 16 * Cout * Cin values each); each block's transforms split over
+        // the channels, its products over the positions. Deep blocks (at least kMinDepth tiles,
+        // operands near kDepthBytes) keep the products efficient.
+        constexpr std::size_t kMinDepth = 256, kDepthBytes = std::size_t{8} << 20;
+        const std::size_t pb = std::min<std::size_t>(
+            T, std::max<std::size_t>(kMinDepth, kDepthBytes / (16 * (C + K) * sizeof(E))));
+        const std::size_t blocks = (T + pb - 1) / pb, ld = (pb + W - 1) / W * W + W;
+        Mb = std::make_unique_for_overwrite<E[]>(m_size);
+        const auto Vb = std::make_unique_for_overwrite<E[]>(16 * C * ld);
+        const auto Ub = std::make_unique_for_overwrite<E[]>(16 * K * ld);
+        E *M = Mb.get(), *V = Vb.get(), *U = Ub.get();
+        for (std::size_t blk = 0; blk < blocks; ++blk) {
+            const std::size_t t0 = blk * pb, t1 = std::min(T, t0 + pb), n = t1 - t0;
+            parallel_range(C + K, 1, [&](const auto& r) {
+                const std::size_t c0 = std::min(r.begin(), C), c1 = std::min(r.end(), C);
+                if (c0 < c1) transform_input(tl, in, C, t0, t1, c0, c1, V, 1, ld);
+                const std::size_t k0 = std::max(r.begin(), C) - C, k1 = std::max(r.end(), C) - C;
+                if (k0 < k1) transform_grad(tl, gy, K, t0, t1, k0, k1, U, ld);
+            });
+            parallel_range(16, 1, [&](const auto& r) {
+                for (std::size_t xi = r.begin(); xi < r.end(); ++xi)
+                    gemm(false, true, K, C, n, U + xi * K * ld, ld, V + xi * C * ld, ld,
+                         blk == 0 ? E(0) : E(1), M + xi * K * C, C);
+            });
+        }
+    }
+    const E* M = Mb.get();
+    parallel_for(
+        K, std::max<std::size_t>(1, kParallelGrain / (16 * C)),
+        [&](std::size_t k0, std::size_t k1) { transform_weight_grad(M, K, C, k0, k1, dw); });
+}
+
+template void winograd_weight_grad<float>(const backend::ConvGeometry&, const float*, const float*,
+                                          float*);
+template void winograd_weight_grad<double>(const backend::ConvGeometry&, const double*,
+                                           const double*, double*);
 template void winograd_conv<float>(const backend::ConvGeometry&, const float*, const float*,
                                    const float*, float*);
 template void winograd_conv<double>(const backend::ConvGeometry&, const double*, const double*,

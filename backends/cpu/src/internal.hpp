@@ -194,6 +194,10 @@ inline constexpr std::size_t kWinogradMinTiles = 32;
 bool winograd_conv_applies(const backend::ConvGeometry& g);
 template <class E>
 void winograd_conv(const backend::ConvGeometry& g, const E* in, const E* w, const E* bias, E* out);
+/// The weight gradient dw [Cout, Cin, 3, 3] of such a convolution from its input and output
+/// gradient, as Winograd F(3x3, 2x2) (conv_winograd.cpp).
+template <class E>
+void winograd_weight_grad(const backend::ConvGeometry& g, const E* in, const E* gy, E* dw);
 
 /// 1 / d when d is a power of two whose reciprocal is a normal E: then x / d == x * (1 / d)
 /// exactly (both are the correctly rounded x * 2^-k), and a multiply costs a fraction of a
