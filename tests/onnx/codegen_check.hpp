@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "f64_model.hpp"
+
 namespace burn::onnx::testing {
 
 namespace fs = std::filesystem;
@@ -49,15 +51,6 @@ inline std::vector<fs::path> sorted(const fs::path& dir, std::string_view prefix
         return num(a) < num(b);
     });
     return v;
-}
-
-/// Whether the model computes in float64 (a float64 graph input or initializer).
-inline bool is_f64_model(const ModelDesc& m) {
-    for (const auto& i : m.inputs)
-        if (i.type == ElemType::Double) return true;
-    for (const auto& [_, t] : m.initializers)
-        if (t.type == ElemType::Double) return true;
-    return false;
 }
 
 /// Runs the generated model M on every test_data_set_* of `dir`: outputs compared with the

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "burn/onnx/graph.hpp"
+#include "f64_model.hpp"
 
 #if defined(BURN_CONFORMANCE_VULKAN)
 #include "burn/backend/vulkan.hpp"
@@ -130,16 +131,6 @@ std::string run_sets(const fs::path& dir, const burn::onnx::ModelDesc& model) {
     return {};
 }
 
-/// Whether the model computes in float64 (a float64 graph input or initializer): such models run
-/// on the backend's double instance (Cpu<double>, Cuda<double>), as a user would run them.
-bool is_f64_model(const burn::onnx::ModelDesc& m) {
-    for (const auto& i : m.inputs)
-        if (i.type == ElemType::Double) return true;
-    for (const auto& [_, t] : m.initializers)
-        if (t.type == ElemType::Double) return true;
-    return false;
-}
-
 /// run_test's answer for a float64 model on a backend without float64 tensors (Vulkan): the test
 /// is skipped, counted apart from the passed and failed ones.
 constexpr const char* kSkipF64 = "skipped: a float64 model, and the backend has no float64 tensors";
@@ -156,7 +147,7 @@ std::string run_test(const fs::path& dir, std::set<std::string>& op_types, bool&
         op_types.insert(n.op_type);
     });
     if (model.nodes.empty()) op_types.insert("Constant");
-    f64 = is_f64_model(model);
+    f64 = burn::onnx::testing::is_f64_model(model);
     if (!f64) return run_sets<B>(dir, model);
     if constexpr (burn::capabilities<B64>.float64) return run_sets<B64>(dir, model);
     else return kSkipF64;

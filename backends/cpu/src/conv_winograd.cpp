@@ -523,30 +523,49 @@ void winograd_weight_grad(const backend::ConvGeometry& g, const E* in, const E* 
              g.p[1],  g.p[2],  (g.out[1] + 1) / 2, (g.out[2] + 1) / 2};
     const std::size_t T = g.batch * tl.per_image();
     const std::size_t m_size = 16 * K * C;
+    // Blocks of at least `min_tiles` tiles whose transformed operands are near `bytes`; rows of
+    // `ld` values (whole vectors, W past the last tile).
+    auto layout = [&](std::size_t min_tiles, std::size_t bytes, std::size_t& pb,
+                      std::size_t& blocks, std::size_t& ld) {
+        pb = std::min<std::size_t>(
+            T, std::max<std::size_t>(min_tiles, bytes / (16 * (C + K) * sizeof(E))));
+        blocks = (T + pb - 1) / pb;
+        ld = (pb + W - 1) / W * W + W;
+    };
+    // Transforms of the tiles [t0, t1) for the channels [lo, hi) of the input's C then the
+    // gradient's K: V [16][C][ld], U [16][K][ld].
+    auto transforms = [&](std::size_t t0, std::size_t t1, std::size_t lo, std::size_t hi, E* V,
+                          E* U, std::size_t ld) {
+        const std::size_t c0 = std::min(lo, C), c1 = std::min(hi, C);
+        if (c0 < c1) transform_input(tl, in, C, t0, t1, c0, c1, V, 1, ld);
+        const std::size_t k0 = std::max(lo, C) - C, k1 = std::max(hi, C) - C;
+        if (k0 < k1) transform_grad(tl, gy, K, t0, t1, k0, k1, U, ld);
+    };
+    // M[xi] (= or +=, `first`) U[xi] V[xi]^T over n tiles, for the positions [xi0, xi1).
+    auto sums = [&](const E* V, const E* U, std::size_t n, std::size_t ld, bool first, E* M,
+                    std::size_t xi0, std::size_t xi1) {
+        for (std::size_t xi = xi0; xi < xi1; ++xi)
+            gemm(false, true, K, C, n, U + xi * K * ld, ld, V + xi * C * ld, ld,
+                 first ? E(0) : E(1), M + xi * K * C, C);
+    };
+    std::size_t pb, blocks, ld;
     std::unique_ptr<E[]> Mb;
     if (m_size * sizeof(E) <= kSmallSums) {
         // Few channels (ResNet's first stages): L2-sized blocks of tiles, in fixed chunks of
         // blocks, each chunk summed into its own partial sums by one thread, the partials added
         // in chunk order (as weight_core in conv.cpp).
-        const std::size_t pb = std::min<std::size_t>(
-            T, std::max<std::size_t>(kMinBlock, kBlockBytes / (16 * (C + K) * sizeof(E))));
-        const std::size_t blocks = (T + pb - 1) / pb, ld = (pb + W - 1) / W * W + W;
+        layout(kMinBlock, kBlockBytes, pb, blocks, ld);
         const std::size_t chunks = std::min<std::size_t>(blocks, 16);
         Mb = std::make_unique_for_overwrite<E[]>(chunks * m_size);
         parallel_range(chunks, 1, [&](const auto& r) {
-            const auto Vb = std::make_unique_for_overwrite<E[]>(16 * C * ld);
-            const auto Ub = std::make_unique_for_overwrite<E[]>(16 * K * ld);
+            const auto V = std::make_unique_for_overwrite<E[]>(16 * C * ld);
+            const auto U = std::make_unique_for_overwrite<E[]>(16 * K * ld);
             for (std::size_t ch = r.begin(); ch < r.end(); ++ch) {
-                E* M = Mb.get() + ch * m_size;
                 const std::size_t b0 = ch * blocks / chunks, b1 = (ch + 1) * blocks / chunks;
                 for (std::size_t blk = b0; blk < b1; ++blk) {
                     const std::size_t t0 = blk * pb, t1 = std::min(T, t0 + pb);
-                    transform_input(tl, in, C, t0, t1, 0, C, Vb.get(), 1, ld);
-                    transform_grad(tl, gy, K, t0, t1, 0, K, Ub.get(), ld);
-                    for (std::size_t xi = 0; xi < 16; ++xi)
-                        gemm(false, true, K, C, t1 - t0, Ub.get() + xi * K * ld, ld,
-                             Vb.get() + xi * C * ld, ld, blk == b0 ? E(0) : E(1), M + xi * K * C,
-                             C);
+                    transforms(t0, t1, 0, C + K, V.get(), U.get(), ld);
+                    sums(V.get(), U.get(), t1 - t0, ld, blk == b0, Mb.get() + ch * m_size, 0, 16);
                 }
             }
         });
@@ -558,28 +577,19 @@ void winograd_weight_grad(const backend::ConvGeometry& g, const E* in, const E* 
     } else {
         // Many channels: one sum per position, accumulated block by block in order by one
         // thread (no partials: 16 * Cout * Cin values each); each block's transforms split over
-        // the channels, its products over the positions. Deep blocks (at least kMinDepth tiles,
-        // operands near kDepthBytes) keep the products efficient.
-        constexpr std::size_t kMinDepth = 256, kDepthBytes = std::size_t{8} << 20;
-        const std::size_t pb = std::min<std::size_t>(
-            T, std::max<std::size_t>(kMinDepth, kDepthBytes / (16 * (C + K) * sizeof(E))));
-        const std::size_t blocks = (T + pb - 1) / pb, ld = (pb + W - 1) / W * W + W;
+        // the channels, its products over the positions. Deep blocks (at least 256 tiles,
+        // operands near 8 MiB) keep the products efficient.
+        layout(256, std::size_t{8} << 20, pb, blocks, ld);
         Mb = std::make_unique_for_overwrite<E[]>(m_size);
-        const auto Vb = std::make_unique_for_overwrite<E[]>(16 * C * ld);
-        const auto Ub = std::make_unique_for_overwrite<E[]>(16 * K * ld);
-        E *M = Mb.get(), *V = Vb.get(), *U = Ub.get();
+        const auto V = std::make_unique_for_overwrite<E[]>(16 * C * ld);
+        const auto U = std::make_unique_for_overwrite<E[]>(16 * K * ld);
         for (std::size_t blk = 0; blk < blocks; ++blk) {
-            const std::size_t t0 = blk * pb, t1 = std::min(T, t0 + pb), n = t1 - t0;
+            const std::size_t t0 = blk * pb, t1 = std::min(T, t0 + pb);
             parallel_range(C + K, 1, [&](const auto& r) {
-                const std::size_t c0 = std::min(r.begin(), C), c1 = std::min(r.end(), C);
-                if (c0 < c1) transform_input(tl, in, C, t0, t1, c0, c1, V, 1, ld);
-                const std::size_t k0 = std::max(r.begin(), C) - C, k1 = std::max(r.end(), C) - C;
-                if (k0 < k1) transform_grad(tl, gy, K, t0, t1, k0, k1, U, ld);
+                transforms(t0, t1, r.begin(), r.end(), V.get(), U.get(), ld);
             });
             parallel_range(16, 1, [&](const auto& r) {
-                for (std::size_t xi = r.begin(); xi < r.end(); ++xi)
-                    gemm(false, true, K, C, n, U + xi * K * ld, ld, V + xi * C * ld, ld,
-                         blk == 0 ? E(0) : E(1), M + xi * K * C, C);
+                sums(V.get(), U.get(), t1 - t0, ld, blk == 0, Mb.get(), r.begin(), r.end());
             });
         }
     }
