@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Benchmarks of the CPU neural-network kernels: the MNIST guide's two convolutions, a ResNet
 // layer, pooling and softmax. bench/compare_pytorch.py times the same cases in PyTorch (names
-// must match its CASES). "fwd" is the forward op; "fwd_bwd" adds the backward kernels that
-// autodiff runs for it (input, weight and bias gradients), like y.backward(gy) in PyTorch.
+// must match its CASES). "fwd" is the forward op (repeated with the same weights, as inference);
+// "fwd_bwd" adds the backward kernels that autodiff runs for it (input, weight and bias
+// gradients), like y.backward(gy) in PyTorch, without weights prepared by earlier iterations.
 #include <benchmark/benchmark.h>
 
 #include <burn/backend/cpu.hpp>
@@ -36,6 +37,9 @@ void conv2d(benchmark::State& state, ConvCase c, bool backward) {
     const burn::ConvOptions<2> opt{.padding = {c.padding, c.padding}};
     const T4 gy = burn::module::conv2d(x, w, b, opt).ones_like();
     for (auto _ : state) {
+        // Training changes the weights every step, so the forward cannot use a kept Winograd
+        // transform of them (tensor.md): fwd_bwd drops it; fwd times repeated inference.
+        if (backward) burn::cpu::release_prepared();
         T4 y = burn::module::conv2d(x, w, b, opt);
         benchmark::DoNotOptimize(y);
         if (backward) {

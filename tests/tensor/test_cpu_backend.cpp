@@ -121,6 +121,59 @@ TEST(CpuBackend, InPlaceOnAUniqueViewIsStillCorrect) {
         close_to(std::move(f) - F1::from_floats({0, 1, 2}), TensorData::from<double>({3, 1, -1})));
 }
 
+TEST(CpuBackend, ConvolutionWeightsArePreparedOnceUntilWrittenInPlace) {
+    // 3x3 stride-1 convolutions keep their weights' Winograd transform: from the second call
+    // with the same unchanged weight tensor, until an op writes into its buffer or it dies.
+    using F4 = Tensor<B, 4>;
+    const burn::ConvOptions<2> opt{{1, 1}, {1, 1}, {1, 1}, 1};
+    const auto x = F4::random({1, 32, 7, 7}, Distribution::Uniform(-1, 1));
+    auto conv = [&](const F4& w) {
+        return burn::module::conv2d(x, w, std::nullopt, opt).to_data();
+    };
+    // The result computed from scratch for weight values `w` (a tensor with a new buffer).
+    auto fresh = [&](const F4& w) { return conv(F4::from_data(w.to_data())); };
+    burn::cpu::release_prepared();
+    const auto kept0 = burn::cpu::prepared_stats().kept;
+    {
+        auto w = F4::random({32, 32, 3, 3}, Distribution::Uniform(-1, 1));
+        const auto y1 = conv(w);
+        EXPECT_EQ(burn::cpu::prepared_stats().kept, kept0) << "kept after one call";
+        const auto y2 = conv(w);
+        EXPECT_EQ(burn::cpu::prepared_stats().kept, kept0 + 1);
+        EXPECT_GT(burn::cpu::prepared_stats().bytes, 32u * 32u * 9u * sizeof(float));
+        const auto y3 = conv(w);
+        EXPECT_EQ(y1, y2);
+        EXPECT_EQ(y2, y3);
+
+        // Written in place (w is its buffer's only owner): the kept transform is not used.
+        const void* p = data_of(w);
+        w = std::move(w).mul_scalar(2.0);
+        ASSERT_EQ(data_of(w), p) << "the test needs an in-place op";
+        const auto y4 = conv(w);
+        EXPECT_EQ(y4, fresh(w));
+        EXPECT_TRUE(close_to(F4::from_data(y4), F4::from_data(y1).mul_scalar(2.0).to_data()));
+        EXPECT_EQ(conv(w), y4);  // kept again, and used
+        w = std::move(w).slice_assign({Slice(0, 1)}, F4::zeros({1, 32, 3, 3}));
+        ASSERT_EQ(data_of(w), p);
+        EXPECT_EQ(conv(w), fresh(w));
+        EXPECT_EQ(conv(w), fresh(w));
+
+        // A training-like loop (weights updated in place between calls) keeps nothing.
+        burn::cpu::release_prepared();
+        for (int step = 0; step < 4; ++step) {
+            EXPECT_EQ(conv(w), fresh(w));
+            w = std::move(w).sub_scalar(0.01);
+        }
+        EXPECT_EQ(burn::cpu::prepared_stats().kept, kept0);
+        conv(w);
+        conv(w);
+        EXPECT_EQ(burn::cpu::prepared_stats().kept, kept0 + 1);
+    }
+    // The weight is gone: so is what was kept for it.
+    EXPECT_EQ(burn::cpu::prepared_stats().kept, kept0);
+    EXPECT_EQ(burn::cpu::prepared_stats().bytes, 0u);
+}
+
 TEST(CpuBackend, PoolServesASteadyStateLoop) {
     auto x = F2::random({128, 256});
     auto w = F2::random({256, 64});

@@ -151,6 +151,30 @@ bool im2col_dense_rows(const Geo& g, const E* x, std::size_t l0, std::size_t l1,
 }
 
 /// Writes the im2col panel [rows, l1 - l0] of x (one group) into `cols`.
+/// d[j] = s[2 j] for j < n (stride-2 convolutions' im2col rows), reading s[0, 2 n - 1) only: a
+/// vector of the even lanes of two loads at a time (GCC vectors; the scalar loop stays scalar).
+template <class E>
+void gather_even(const E* __restrict s, E* __restrict d, std::size_t n) {
+    constexpr std::size_t W = 64 / sizeof(E);
+    typedef E V __attribute__((vector_size(64)));
+    using I = std::conditional_t<sizeof(E) == 4, std::int32_t, std::int64_t>;
+    typedef I M __attribute__((vector_size(64)));
+    const M even = [] {
+        M m{};
+        for (std::size_t i = 0; i < W; ++i) m[i] = static_cast<I>(2 * i);
+        return m;
+    }();
+    std::size_t j = 0;
+    for (; j + W < n; j += W) {  // reads s[2 j, 2 j + 2 W) with 2 j + 2 W <= 2 n - 2
+        V a, b;
+        std::memcpy(&a, s + 2 * j, sizeof(V));
+        std::memcpy(&b, s + 2 * j + W, sizeof(V));
+        const V e = __builtin_shuffle(a, b, even);
+        std::memcpy(d + j, &e, sizeof(V));
+    }
+    for (; j < n; ++j) d[j] = s[2 * j];
+}
+
 template <class E>
 void im2col(const Geo& g, const E* x, std::size_t l0, std::size_t l1, E* cols) {
     if (im2col_dense_rows(g, x, l0, l1, cols)) return;
@@ -170,6 +194,9 @@ void im2col(const Geo& g, const E* x, std::size_t l0, std::size_t l1, E* cols) {
                      if (sw == 1) {
                          const E* __restrict s0 = src + iw0;
                          for (std::size_t j = j0; j < j1; ++j) dst[j] = s0[j];
+                     } else if (sw == 2) {
+                         gather_even(src + iw0 + 2 * static_cast<std::int64_t>(j0), dst + j0,
+                                     j1 - j0);
                      } else {
                          for (std::size_t j = j0; j < j1; ++j)
                              dst[j] = src[iw0 + static_cast<std::int64_t>(j) * sw];
@@ -483,7 +510,6 @@ void forward_implicit(const Geo& g, const E* in, const E* w, const E* bias, E* o
 template <class E>
 void forward_core(const Geo& g, const E* in, const E* w, const E* bias, E* out) {
     if (implicit_ok(g)) return forward_implicit(g, in, w, bias, out);
-    if (winograd_conv_applies(g)) return winograd_conv(g, in, w, bias, out);
     const std::size_t L = g.out_plane(), rows = g.rows(), og = g.og();
     const std::size_t nb = g.pointwise() ? L : column_block(g, sizeof(E));
     const std::size_t blocks = (L + nb - 1) / nb;
@@ -672,7 +698,19 @@ CpuTensor run_forward(const Geo& g, const CpuTensor& in, const CpuTensor& w,
     if (bias) bc = contiguous(*bias);
     float_dispatch(in.dtype, "conv", [&](auto e) {
         using E = decltype(e);
-        forward_core<E>(g, x.data<E>(), wc.data<E>(), bc ? bc->data<E>() : nullptr, out.data<E>());
+        const E* bias_data = bc ? bc->data<E>() : nullptr;
+        if (!implicit_ok(g) && winograd_conv_applies(g)) {
+            // The transformed filters are made once per weight tensor (prepared.cpp).
+            const auto up =
+                prepared(wc, PreparedKind::WinogradF2x3, winograd_weights_size(g) * sizeof(E),
+                         [&](std::byte* d) {
+                             winograd_weights<E>(g, wc.data<E>(), reinterpret_cast<E*>(d));
+                         });
+            winograd_conv<E>(g, x.data<E>(), reinterpret_cast<const E*>(up.get()), bias_data,
+                             out.data<E>());
+            return;
+        }
+        forward_core<E>(g, x.data<E>(), wc.data<E>(), bias_data, out.data<E>());
     });
     return out;
 }
@@ -758,8 +796,11 @@ std::optional<CpuTensor> input_by_full_conv(const Geo& g, const CpuTensor& out_g
                                      wf[(c * cout + o) * K + (K - 1 - k)] =
                                          wp[(o * cin + c) * K + k];
                      });
-        if (winograd)
-            return winograd_conv<E>(fw, go.data<E>(), wf.data(), nullptr, in_grad.data<E>());
+        if (winograd) {
+            std::vector<E> up(winograd_weights_size(fw));
+            winograd_weights<E>(fw, wf.data(), up.data());
+            return winograd_conv<E>(fw, go.data<E>(), up.data(), nullptr, in_grad.data<E>());
+        }
         // Zero-padded gradient [B, Cout, O + 2 fp].
         const std::size_t planes = g.batch * cout, pin = f.in_plane(), pout = g.out_plane();
         CpuTensor padded = alloc(Shape{planes * pin}, out_grad.dtype);

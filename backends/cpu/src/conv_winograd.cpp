@@ -13,10 +13,11 @@
 //
 // The products run through a register-tiled kernel of this file, not BLAS: the weights are
 // transformed straight into its packed layout (panels of MR output channels) and the inputs
-// likewise (panels of NR tiles), so nothing is packed twice; with 64 input channels (ResNet's
-// first stage) the products are 64-deep, where OpenBLAS's per-call packing and blocking cost more
-// than they save (measured: its products ran at half the rate of this kernel's there). The
-// transforms are vector loops over runs of tiles on one tile row (explicit GCC vectors: the
+// likewise (panels of NR tiles), so nothing is packed twice (the forward's caller, conv.cpp, keeps
+// each weight tensor's transform between calls through prepared()); with 64 input channels
+// (ResNet's first stage) the products are 64-deep, where OpenBLAS's per-call packing and blocking
+// cost more than they save (measured: its products ran at half the rate of this kernel's there).
+// The transforms are vector loops over runs of tiles on one tile row (explicit GCC vectors: the
 // auto-vectoriser left them scalar).
 //
 // The weight gradient of the same convolutions is F(3x3, 2x2): the 3x3 weight gradient of one
@@ -113,27 +114,32 @@ void transform_weights(const E* w, std::size_t K, std::size_t C, E* Up) {
     });
 }
 
-/// c [rows, NR] (row stride ldc) = a [k][MR] * b [k][NR]: one register tile of the products.
-template <class E>
+/// c [rows, NV * W] (row stride ldc) = a [k][MR] * b [k][NR] (its first NV * W columns): one
+/// register tile of the products, NV = 2 vectors of tiles, or 1 for a last panel that has at
+/// most half as many tiles (ResNet's 7x7 maps at batch 1: 16 tiles).
+template <class E, std::size_t NV = 2>
 inline void product_tile(std::size_t k, const E* __restrict a, const E* __restrict b,
                          E* __restrict c, std::size_t ldc, std::size_t rows) {
     typedef E Vec __attribute__((vector_size(kVecBytes)));
     constexpr std::size_t W = kVecBytes / sizeof(E);
-    Vec acc0[kMR], acc1[kMR];
-    for (std::size_t i = 0; i < kMR; ++i) acc0[i] = acc1[i] = Vec{};
+    Vec acc[NV][kMR];
+    for (std::size_t v = 0; v < NV; ++v)
+        for (std::size_t i = 0; i < kMR; ++i) acc[v][i] = Vec{};
     for (std::size_t r = 0; r < k; ++r) {
-        Vec b0, b1;
-        std::memcpy(&b0, b + r * 2 * W, kVecBytes);
-        std::memcpy(&b1, b + r * 2 * W + W, kVecBytes);
+        Vec bv[NV];
+        for (std::size_t v = 0; v < NV; ++v) std::memcpy(&bv[v], b + r * 2 * W + v * W, kVecBytes);
         for (std::size_t i = 0; i < kMR; ++i) {
             const E av = a[r * kMR + i];
-            acc0[i] += av * b0;
-            acc1[i] += av * b1;
+            for (std::size_t v = 0; v < NV; ++v) acc[v][i] += av * bv[v];
         }
     }
+    // With one vector, the panel's other columns get zeros: the output transform reads a few
+    // lanes past the block's last tile (and drops them), which must not be stale denormals.
+    const Vec zero{};
     for (std::size_t i = 0; i < rows; ++i) {
-        std::memcpy(c + i * ldc, &acc0[i], kVecBytes);
-        std::memcpy(c + i * ldc + W, &acc1[i], kVecBytes);
+        for (std::size_t v = 0; v < NV; ++v)
+            std::memcpy(c + i * ldc + v * W, &acc[v][i], kVecBytes);
+        for (std::size_t v = NV; v < 2; ++v) std::memcpy(c + i * ldc + v * W, &zero, kVecBytes);
     }
 }
 
@@ -438,16 +444,23 @@ bool winograd_conv_applies(const backend::ConvGeometry& g) {
                kWinogradMinTiles;
 }
 
+std::size_t winograd_weights_size(const backend::ConvGeometry& g) {
+    return 16 * ((g.cout + kMR - 1) / kMR) * kMR * g.cin;
+}
+
 template <class E>
-void winograd_conv(const backend::ConvGeometry& g, const E* in, const E* w, const E* bias, E* out) {
+void winograd_weights(const backend::ConvGeometry& g, const E* w, E* Up) {
+    transform_weights(w, g.cout, g.cin, Up);
+}
+
+template <class E>
+void winograd_conv(const backend::ConvGeometry& g, const E* in, const E* Up, const E* bias,
+                   E* out) {
     constexpr std::size_t NR = kNR<E>;
     const std::size_t C = g.cin, K = g.cout, KP = (K + kMR - 1) / kMR;
     Tiles tl{g.in[1], g.in[2], g.out[1],           g.out[2],
              g.p[1],  g.p[2],  (g.out[1] + 1) / 2, (g.out[2] + 1) / 2};
     const std::size_t T = g.batch * tl.per_image();
-    const auto Ub = std::make_unique_for_overwrite<E[]>(16 * KP * kMR * C);
-    E* const Up = Ub.get();
-    transform_weights(w, K, C, Up);
 
     const std::size_t threads = num_threads();
     std::size_t pb = std::max<std::size_t>(kMinBlock, kBlockBytes / (16 * (C + K) * sizeof(E)));
@@ -478,8 +491,11 @@ void winograd_conv(const backend::ConvGeometry& g, const E* in, const E* w, cons
             const E* a = Up + (xi * KP + ip) * C * kMR;
             const std::size_t rows = std::min(kMR, K - ip * kMR);
             E* mrow = M + (xi * K + ip * kMR) * ldm;
-            for (std::size_t jp = 0; jp < jps; ++jp)
-                product_tile(C, a, Vp + (xi * JP + jp) * C * NR, mrow + jp * NR, ldm, rows);
+            for (std::size_t jp = 0; jp < jps; ++jp) {
+                const E* b = Vp + (xi * JP + jp) * C * NR;
+                if (n - jp * NR <= NR / 2) product_tile<E, 1>(C, a, b, mrow + jp * NR, ldm, rows);
+                else product_tile<E, 2>(C, a, b, mrow + jp * NR, ldm, rows);
+            }
         }
     };
     if (blocks >= threads) {
@@ -498,18 +514,23 @@ void winograd_conv(const backend::ConvGeometry& g, const E* in, const E* w, cons
         });
         return;
     }
-    std::vector<E> Vp(v_size), M(m_size);
+    // Pooled blocks (not vectors: a zeroed allocation of this size is a fresh mapping, page
+    // faults included, on every call). The lanes past the tiles read from M are dropped.
+    const CpuTensor scratch =
+        alloc(Shape{v_size + m_size}, sizeof(E) == 4 ? DType::F32 : DType::F64);
+    E* const Vp = scratch.data<E>();
+    E* const M = Vp + v_size;
+    std::fill(M + m_size - Simd<E>::W, M + m_size, E(0));
     for (std::size_t blk = 0; blk < blocks; ++blk) {
         const std::size_t t0 = blk * pb, t1 = std::min(T, t0 + pb);
-        clear_tail(Vp.data(), t1 - t0);
+        clear_tail(Vp, t1 - t0);
         parallel_range(C, 1, [&](const auto& r) {
-            transform_input(tl, in, C, t0, t1, r.begin(), r.end(), Vp.data(), JP, NR);
+            transform_input(tl, in, C, t0, t1, r.begin(), r.end(), Vp, JP, NR);
         });
-        parallel_range(16 * KP, 1, [&](const auto& r) {
-            products(Vp.data(), M.data(), t1 - t0, r.begin(), r.end());
-        });
+        parallel_range(16 * KP, 1,
+                       [&](const auto& r) { products(Vp, M, t1 - t0, r.begin(), r.end()); });
         parallel_range(K, 1, [&](const auto& r) {
-            transform_output(tl, M.data(), ldm, K, t0, t1, r.begin(), r.end(), bias, out);
+            transform_output(tl, M, ldm, K, t0, t1, r.begin(), r.end(), bias, out);
         });
     }
 }
@@ -603,6 +624,8 @@ template void winograd_weight_grad<float>(const backend::ConvGeometry&, const fl
                                           float*);
 template void winograd_weight_grad<double>(const backend::ConvGeometry&, const double*,
                                            const double*, double*);
+template void winograd_weights<float>(const backend::ConvGeometry&, const float*, float*);
+template void winograd_weights<double>(const backend::ConvGeometry&, const double*, double*);
 template void winograd_conv<float>(const backend::ConvGeometry&, const float*, const float*,
                                    const float*, float*);
 template void winograd_conv<double>(const backend::ConvGeometry&, const double*, const double*,

@@ -125,7 +125,7 @@ CpuTensor Kernels::cumulative(CumOp op, CpuTensor t, std::size_t dim) {
     for (size_t d = dim + 1; d < shape.rank(); ++d) inner *= shape[d];
     const size_t n = shape[dim];
     CpuTensor in = contiguous(std::move(t));
-    CpuTensor out = in.is_unique() ? in : alloc(shape, dt);
+    CpuTensor out = claim_in_place(in) ? in : alloc(shape, dt);
     dispatch(dt, [&](auto e) {
         using E = decltype(e);
         dispatch_cum(op, [&](auto k) {

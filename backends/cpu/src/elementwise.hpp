@@ -91,6 +91,8 @@ inline E wrap_neg(E a) {
 // Unary ops. Each has scalar(x) -> output; those with vec<E> also packet(P) (same type in and out).
 // checked(x, y) computes y = packet(x) and returns false when some lane needs the scalar code.
 // ------------------------------------------------------------------------------------------------
+// The op functors keep one line per member: a table to read across.
+// clang-format off
 
 #define BURN_UNCHECKED \
     template <class P> bool checked(const P& x, P& y) const { y = packet(x); return true; }
@@ -406,6 +408,7 @@ struct BCmp {
     template <class P> P packet(const P& a, const P&) const { return a; }
 };
 
+// clang-format on
 // ------------------------------------------------------------------------------------------------
 // Dense kernels (all operands stride 0 or 1)
 // ------------------------------------------------------------------------------------------------
@@ -430,7 +433,9 @@ void pstream(E*, const P&) = delete;
 [[maybe_unused]] inline void pstream(double* p, const __m128d& v) { _mm_stream_pd(p, v); }
 #endif
 template <class E, class P>
-concept HasStream = requires(E* p, const P& v) { pstream(p, v); };
+concept HasStream = requires(E* p, const P& v) {
+    pstream(p, v);
+};
 
 /// Makes non-temporal stores of this thread visible before the work is handed back.
 inline void stream_fence() {
@@ -449,7 +454,8 @@ inline void dense_map(O* o, size_t n, PF&& packet, SF&& scalar) {
         constexpr size_t L = ei::unpacket_traits<P>::size;
         constexpr bool stream = NT && HasStream<O, P>;
         if constexpr (stream)
-            for (; i < n && reinterpret_cast<std::uintptr_t>(o + i) % sizeof(P) != 0; ++i) o[i] = scalar(i);
+            for (; i < n && reinterpret_cast<std::uintptr_t>(o + i) % sizeof(P) != 0; ++i)
+                o[i] = scalar(i);
         for (; i + L <= n; i += L) {
             P y;
             if (packet(i, y)) {
@@ -464,13 +470,12 @@ inline void dense_map(O* o, size_t n, PF&& packet, SF&& scalar) {
 }
 
 template <class E, class O, class Op>
-inline constexpr bool kVecOp = std::is_same_v<E, O> && Op::template vec<E>;
+inline constexpr bool kVecOp = std::is_same_v<E, O>&& Op::template vec<E>;
 
 template <bool NT, class E, class O, class Op>
 void unary_dense(const E* a, O* o, size_t n, const Op& op) {
     dense_map<kVecOp<E, O, Op>, NT, E>(
-        o, n,
-        [&](size_t i, auto& y) { return op.checked(ei::ploadu<Pk<E>>(a + i), y); },
+        o, n, [&](size_t i, auto& y) { return op.checked(ei::ploadu<Pk<E>>(a + i), y); },
         [&](size_t i) { return op.template scalar<E>(a[i]); });
 }
 
@@ -638,7 +643,7 @@ void run_unary(const View& a, const CpuTensor& out, const Op& op) {
     loop.run({out.offset, a.offset}, [&](const auto& off, size_t len, const auto& in) {
         split_row(len, [&](size_t b, size_t e) {
             unary_row<false, E, O>(pa + off[1] + static_cast<int64_t>(b) * in[1], in[1],
-                            po + off[0] + static_cast<int64_t>(b) * in[0], e - b, op);
+                                   po + off[0] + static_cast<int64_t>(b) * in[0], e - b, op);
         });
     });
 }
@@ -658,7 +663,8 @@ void run_binary(const View& a, const View& b, const CpuTensor& out, const Op& op
         auto chunk = [&](auto nt) {
             parallel_for(n, kParallelGrain, [&](size_t s, size_t e) {
                 const auto i = static_cast<int64_t>(s);
-                binary_fast<decltype(nt)::value, E, O>(a0 + i * sa, sa, b0 + i * sb, sb, o0 + s, e - s, op);
+                binary_fast<decltype(nt)::value, E, O>(a0 + i * sa, sa, b0 + i * sb, sb, o0 + s,
+                                                       e - s, op);
                 if constexpr (decltype(nt)::value) stream_fence();
             });
         };
@@ -718,7 +724,8 @@ void run_where(const View& t, const View& m, const View& v, const CpuTensor& out
         });
         return;
     }
-    StridedLoop<4> loop(out.shape, {contiguous_strides(out.shape), t.strides, m.strides, v.strides});
+    StridedLoop<4> loop(out.shape,
+                        {contiguous_strides(out.shape), t.strides, m.strides, v.strides});
     loop.run({out.offset, t.offset, m.offset, v.offset},
              [&](const auto& off, size_t len, const auto& in) {
                  split_row(len, [&](size_t s, size_t e) {
@@ -761,14 +768,15 @@ void dispatch_float(DType d, const char* op, F&& f) {
 
 /// The op may write its result into t's buffer.
 inline bool reusable(const CpuTensor& t, const Shape& shape, DType dtype) {
-    return t.is_unique() && t.dtype == dtype && t.shape == shape && t.is_contiguous();
+    return t.dtype == dtype && t.shape == shape && t.is_contiguous() && claim_in_place(t);
 }
 
 inline CpuTensor output_for(const CpuTensor& t, const Shape& shape, DType dtype) {
     return reusable(t, shape, dtype) ? t : alloc(shape, dtype);
 }
 
-inline CpuTensor output_for(const CpuTensor& a, const CpuTensor& b, const Shape& shape, DType dtype) {
+inline CpuTensor output_for(const CpuTensor& a, const CpuTensor& b, const Shape& shape,
+                            DType dtype) {
     if (reusable(a, shape, dtype)) return a;
     if (reusable(b, shape, dtype)) return b;
     return alloc(shape, dtype);

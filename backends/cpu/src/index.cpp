@@ -89,7 +89,7 @@ void check_output_size(const Shape& shape, DType dtype, const char* op) {
 
 /// `t` itself when the kernel may write into it (sole owner, dense), else a dense copy.
 CpuTensor writable(CpuTensor t) {
-    if (t.is_unique() && t.is_contiguous()) return t;
+    if (t.is_contiguous() && claim_in_place(t)) return t;
     CpuTensor out = alloc(t.shape, t.dtype);
     if (t.num_elements() > 0) copy_into(t, out.buffer->data(), t.dtype);
     return out;

@@ -14,6 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -92,6 +94,30 @@ inline CpuTensor full(const Shape& shape, ScalarArg value, DType dtype) {
 
 /// Allocates a dense tensor (uninitialised).
 CpuTensor alloc(const Shape& shape, DType dtype);
+
+/// Whether a kernel may write its result into t's buffer (t is its only owner). Every in-place
+/// write of the kernels asks here, never t.is_unique() directly: a yes counts the write
+/// (Buffer::note_write), which invalidates what was derived from the old values (prepared()).
+inline bool claim_in_place(const CpuTensor& t) {
+    if (!t.is_unique()) return false;
+    t.buffer->note_write();
+    return true;
+}
+
+/// What a kernel derives from a weight tensor and keeps between calls (prepared()).
+enum class PreparedKind : std::uint8_t {
+    WinogradF2x3,  ///< conv_winograd.cpp: the transformed 3x3 filters in the product's layout
+};
+
+/// `bytes` bytes derived from the dense tensor `w` by `make` (which fills them), kept while w's
+/// buffer lives and no kernel writes into it (Buffer::writes): a model's weights are prepared
+/// once, not on every call. Kept from the second call that finds the same unchanged weights, so
+/// training, whose weights change every step, only makes them and keeps nothing; at most
+/// kPreparedBytes in all, the least recently used dropped first (prepared.cpp).
+std::shared_ptr<const std::byte[]> prepared(const CpuTensor& w, PreparedKind kind,
+                                            std::size_t bytes,
+                                            const std::function<void(std::byte*)>& make);
+inline constexpr std::size_t kPreparedBytes = std::size_t{1} << 30;
 
 using backend::view::broadcast_strides;
 
@@ -186,14 +212,20 @@ void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const d
 /// 3x3 convolutions with stride 1 as Winograd F(2x2, 3x3) (conv_winograd.cpp): whether the
 /// geometry qualifies (one group, 2-D, 3x3 kernel, stride and dilation 1, at least
 /// kWinogradMinChannels input and output channels, at least kWinogradMinTiles 2x2 output tiles
-/// over the batch), and the forward product on dense data. Each call transforms the weights
-/// (16 values per filter), which fewer tiles do not repay: measured on ResNet-18's layers at
-/// batch 1, 49 tiles (14x14 outputs) gain 28%, 16 (7x7) lose 55% against im2col + GEMM.
+/// over the batch), and the forward product on dense data. The forward keeps each weight
+/// tensor's transform (prepared()), so a model's repeated calls do not pay it; measured on
+/// ResNet-18's 7x7 stage at batch 1 (16 tiles, 512 channels), Winograd with kept weights took
+/// 0.8 ms against im2col + GEMM's 1.8 ms (a call that transforms them: 2.1 ms).
 inline constexpr std::size_t kWinogradMinChannels = 32;
-inline constexpr std::size_t kWinogradMinTiles = 32;
+inline constexpr std::size_t kWinogradMinTiles = 16;
 bool winograd_conv_applies(const backend::ConvGeometry& g);
+/// The filters w [Cout, Cin, 3, 3] transformed for winograd_conv: winograd_weights_size(g)
+/// values written to `up`.
+std::size_t winograd_weights_size(const backend::ConvGeometry& g);
 template <class E>
-void winograd_conv(const backend::ConvGeometry& g, const E* in, const E* w, const E* bias, E* out);
+void winograd_weights(const backend::ConvGeometry& g, const E* w, E* up);
+template <class E>
+void winograd_conv(const backend::ConvGeometry& g, const E* in, const E* up, const E* bias, E* out);
 /// The weight gradient dw [Cout, Cin, 3, 3] of such a convolution from its input and output
 /// gradient, as Winograd F(3x3, 2x2) (conv_winograd.cpp).
 template <class E>

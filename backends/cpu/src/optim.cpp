@@ -17,7 +17,7 @@ struct InOut {
     CpuTensor dst;
 };
 InOut in_out(CpuTensor t) {
-    if (t.is_unique() && t.is_contiguous()) {
+    if (t.is_contiguous() && claim_in_place(t)) {
         CpuTensor same = t;
         return {std::move(t), std::move(same)};
     }

@@ -3,7 +3,9 @@
 // light (no Eigen, no TBB); the kernels live in backends/cpu/src.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -31,11 +33,18 @@ public:
     ~Buffer();
     std::byte* data() const { return ptr_; }
     std::size_t capacity() const { return capacity_; }
+    /// How many times a kernel wrote a result into this block after it was first filled (an op
+    /// whose input was the block's only owner reuses it). Values derived from a tensor and kept
+    /// (the convolutions' prepared weights) are valid while this count is unchanged. Code that
+    /// writes into a tensor it did not allocate itself calls note_write() first.
+    std::uint64_t writes() const { return writes_.load(std::memory_order_acquire); }
+    void note_write() { writes_.fetch_add(1, std::memory_order_acq_rel); }
 
 private:
     Buffer(std::byte* p, std::size_t c) : ptr_(p), capacity_(c) {}
     std::byte* ptr_;
     std::size_t capacity_;
+    std::atomic<std::uint64_t> writes_{0};
 };
 
 /// Statistics of the buffer pool (for tests and benchmarks).
@@ -51,6 +60,17 @@ PoolStats pool_stats();
 void pool_reset_peak();
 /// Returns every cached block to the system.
 void pool_release_cached();
+
+/// Weights prepared by the kernels and kept between calls: 3x3 convolution filters transformed
+/// for Winograd's algorithm. Kept from the second call that uses a weight tensor unchanged, while
+/// its buffer lives and no op writes into it; at most 1 GiB in all.
+struct PreparedStats {
+    std::size_t kept = 0;   ///< weight tensors with prepared values kept
+    std::size_t bytes = 0;  ///< bytes those values take
+};
+PreparedStats prepared_stats();
+/// Frees every kept prepared weight (made again when next needed).
+void release_prepared();
 
 /// The CPU primitive for every kind: float, int and bool (stored as one byte) tensors, a strided
 /// view (burn::backend::StridedTensor) into a pooled buffer; `t.data<E>()` is its first element.
