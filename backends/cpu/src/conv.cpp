@@ -538,7 +538,7 @@ void forward_core(const Geo& g, const E* in, const E* w, const E* bias, E* out) 
             std::max<std::size_t>(16, (og * items + 2 * threads - 1) / (2 * threads) + 15) / 16 *
             16;
         const std::size_t oblocks = (og + per - 1) / per;
-        std::vector<E> panels(items * rows * nb);
+        const PoolArray<E> panels(items * rows * nb);
         parallel_range(items, 1, [&](const auto& r) {
             for (std::size_t it = r.begin(); it < r.end(); ++it) {
                 std::size_t bg, l0, n;
@@ -786,7 +786,7 @@ std::optional<CpuTensor> input_by_full_conv(const Geo& g, const CpuTensor& out_g
         using E = decltype(e);
         const std::size_t K = g.kernel(), cin = g.cin, cout = g.cout;
         // Flipped, channel-swapped weight [Cin, Cout, K...].
-        std::vector<E> wf(cin * cout * K);
+        const PoolArray<E> wf(cin * cout * K);
         const E* wp = wc.data<E>();
         parallel_for(cout, std::max<std::size_t>(1, kParallelGrain / (cin * K)),
                      [&](std::size_t o0, std::size_t o1) {
@@ -797,7 +797,7 @@ std::optional<CpuTensor> input_by_full_conv(const Geo& g, const CpuTensor& out_g
                                          wp[(o * cin + c) * K + k];
                      });
         if (winograd) {
-            std::vector<E> up(winograd_weights_size(fw));
+            const PoolArray<E> up(winograd_weights_size(fw));
             winograd_weights<E>(fw, wf.data(), up.data());
             return winograd_conv<E>(fw, go.data<E>(), up.data(), nullptr, in_grad.data<E>());
         }

@@ -40,6 +40,7 @@
 #include <algorithm>
 #include <bit>
 #include <memory>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -516,9 +517,8 @@ void winograd_conv(const backend::ConvGeometry& g, const E* in, const E* Up, con
     }
     // Pooled blocks (not vectors: a zeroed allocation of this size is a fresh mapping, page
     // faults included, on every call). The lanes past the tiles read from M are dropped.
-    const CpuTensor scratch =
-        alloc(Shape{v_size + m_size}, sizeof(E) == 4 ? DType::F32 : DType::F64);
-    E* const Vp = scratch.data<E>();
+    const PoolArray<E> scratch(v_size + m_size);
+    E* const Vp = scratch.data();
     E* const M = Vp + v_size;
     std::fill(M + m_size - Simd<E>::W, M + m_size, E(0));
     for (std::size_t blk = 0; blk < blocks; ++blk) {
@@ -570,27 +570,27 @@ void winograd_weight_grad(const backend::ConvGeometry& g, const E* in, const E* 
                  first ? E(0) : E(1), M + xi * K * C, C);
     };
     std::size_t pb, blocks, ld;
-    std::unique_ptr<E[]> Mb;
+    std::optional<PoolArray<E>> Mb;
     if (m_size * sizeof(E) <= kSmallSums) {
         // Few channels (ResNet's first stages): L2-sized blocks of tiles, in fixed chunks of
         // blocks, each chunk summed into its own partial sums by one thread, the partials added
         // in chunk order (as weight_core in conv.cpp).
         layout(kMinBlock, kBlockBytes, pb, blocks, ld);
         const std::size_t chunks = std::min<std::size_t>(blocks, 16);
-        Mb = std::make_unique_for_overwrite<E[]>(chunks * m_size);
+        Mb.emplace(chunks * m_size);
         parallel_range(chunks, 1, [&](const auto& r) {
-            const auto V = std::make_unique_for_overwrite<E[]>(16 * C * ld);
-            const auto U = std::make_unique_for_overwrite<E[]>(16 * K * ld);
+            const PoolArray<E> V(16 * C * ld), U(16 * K * ld);
             for (std::size_t ch = r.begin(); ch < r.end(); ++ch) {
                 const std::size_t b0 = ch * blocks / chunks, b1 = (ch + 1) * blocks / chunks;
                 for (std::size_t blk = b0; blk < b1; ++blk) {
                     const std::size_t t0 = blk * pb, t1 = std::min(T, t0 + pb);
-                    transforms(t0, t1, 0, C + K, V.get(), U.get(), ld);
-                    sums(V.get(), U.get(), t1 - t0, ld, blk == b0, Mb.get() + ch * m_size, 0, 16);
+                    transforms(t0, t1, 0, C + K, V.data(), U.data(), ld);
+                    sums(V.data(), U.data(), t1 - t0, ld, blk == b0, Mb->data() + ch * m_size, 0,
+                         16);
                 }
             }
         });
-        E* M = Mb.get();
+        E* M = Mb->data();
         for (std::size_t ch = 1; ch < chunks; ++ch) {
             const E* v = M + ch * m_size;
             for (std::size_t i = 0; i < m_size; ++i) M[i] += v[i];
@@ -601,20 +601,19 @@ void winograd_weight_grad(const backend::ConvGeometry& g, const E* in, const E* 
         // the channels, its products over the positions. Deep blocks (at least 256 tiles,
         // operands near 8 MiB) keep the products efficient.
         layout(256, std::size_t{8} << 20, pb, blocks, ld);
-        Mb = std::make_unique_for_overwrite<E[]>(m_size);
-        const auto V = std::make_unique_for_overwrite<E[]>(16 * C * ld);
-        const auto U = std::make_unique_for_overwrite<E[]>(16 * K * ld);
+        Mb.emplace(m_size);
+        const PoolArray<E> V(16 * C * ld), U(16 * K * ld);
         for (std::size_t blk = 0; blk < blocks; ++blk) {
             const std::size_t t0 = blk * pb, t1 = std::min(T, t0 + pb);
             parallel_range(C + K, 1, [&](const auto& r) {
-                transforms(t0, t1, r.begin(), r.end(), V.get(), U.get(), ld);
+                transforms(t0, t1, r.begin(), r.end(), V.data(), U.data(), ld);
             });
             parallel_range(16, 1, [&](const auto& r) {
-                sums(V.get(), U.get(), t1 - t0, ld, blk == 0, Mb.get(), r.begin(), r.end());
+                sums(V.data(), U.data(), t1 - t0, ld, blk == 0, Mb->data(), r.begin(), r.end());
             });
         }
     }
-    const E* M = Mb.get();
+    const E* M = Mb->data();
     parallel_for(
         K, std::max<std::size_t>(1, kParallelGrain / (16 * C)),
         [&](std::size_t k0, std::size_t k1) { transform_weight_grad(M, K, C, k0, k1, dw); });

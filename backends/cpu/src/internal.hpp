@@ -95,6 +95,17 @@ inline CpuTensor full(const Shape& shape, ScalarArg value, DType dtype) {
 /// Allocates a dense tensor (uninitialised).
 CpuTensor alloc(const Shape& shape, DType dtype);
 
+/// `n` uninitialised elements of E in a block of the buffer pool, held by the returned handle:
+/// kernels' temporaries of a few MiB (a fresh allocation of that size is a new mapping, with its
+/// page faults, on every call; a pooled block is reused).
+template <class E>
+struct PoolArray {
+    std::shared_ptr<Buffer> block;
+    explicit PoolArray(std::size_t n) : block(Buffer::allocate(n * sizeof(E))) {}
+    E* data() const { return reinterpret_cast<E*>(block->data()); }
+    E& operator[](std::size_t i) const { return data()[i]; }
+};
+
 /// Whether a kernel may write its result into t's buffer (t is its only owner). Every in-place
 /// write of the kernels asks here, never t.is_unique() directly: a yes counts the write
 /// (Buffer::note_write), which invalidates what was derived from the old values (prepared()).
