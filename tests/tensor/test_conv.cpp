@@ -291,15 +291,17 @@ TYPED_TEST(ConvTest, ThreeByThreeStrideOneMatchesDirectConvolution) {
     auto pick = [&](std::size_t lo, std::size_t hi) {
         return std::uniform_int_distribution<std::size_t>(lo, hi)(rng);
     };
-    for (int trial = 0; trial < 9; ++trial) {
+    for (int trial = 0; trial < 10; ++trial) {
         DirectConv d{};
         d.G = 1, d.KH = d.KW = 3, d.sh = d.sw = d.dh = d.dw = 1;
         d.B = pick(1, 2);
         d.C = pick(32, 72), d.O = pick(32, 72);
-        // The last trial: many channels (the CPU weight gradient's other summation scheme).
+        // Trial 8: many channels (the CPU weight gradient's other summation scheme).
         if (trial == 8) d.B = 1, d.C = 130, d.O = 140;
         d.ph = pick(0, 2), d.pw = pick(0, 2);
         d.H = pick(14, 19), d.W = pick(14, 23);  // at least 36 output tiles
+        // Trial 9: one 7x7 map with padding 1, 16 tiles (ResNet's last stage at batch 1).
+        if (trial == 9) d.B = 1, d.ph = d.pw = 1, d.H = d.W = 7;
         d.OH = burn::conv_output_size(d.H, 3, 1, d.ph, 1);
         d.OW = burn::conv_output_size(d.W, 3, 1, d.pw, 1);
         auto fill = [&](std::size_t n) {
