@@ -227,6 +227,19 @@ struct DirectConv {
     }
 };
 
+/// The backend's input and weight gradients of conv2d(x, w, o) for the output gradient gy,
+/// against d's (x, w and gy hold d's values).
+template <class B>
+void expect_gradients(const DirectConv& d, const Tensor<B, 4>& x, const Tensor<B, 4>& w,
+                      const Tensor<B, 4>& gy, const ConvOptions<2>& o) {
+    const burn::Shape xs{d.B, d.C, d.H, d.W}, ws{d.O, d.C / d.G, d.KH, d.KW};
+    auto gx = Tensor<B, 4>(B::conv2d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o));
+    EXPECT_TRUE(close_to(gx, burn::TensorData(d.gx, xs), tol<B>()));
+    auto gw =
+        Tensor<B, 4>(B::conv2d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o));
+    EXPECT_TRUE(close_to(gw, burn::TensorData(d.gw, ws), tol<B>()));
+}
+
 TYPED_TEST(ConvTest, RandomConfigurationsMatchDirectConvolution) {
     // Random shapes and options (seeded), covering every code path: implicit GEMM, im2col with
     // thin or BLAS products, 1x1, column blocks, channel blocks, groups; forward and both
@@ -271,12 +284,7 @@ TYPED_TEST(ConvTest, RandomConfigurationsMatchDirectConvolution) {
                      std::to_string(d.dw) + " groups " + std::to_string(d.G));
         auto y = burn::module::conv2d(x, w, std::nullopt, o);
         EXPECT_TRUE(close_to(y, burn::TensorData(d.y, ys), tol<B>()));
-        auto gx =
-            Tensor<B, 4>(B::conv2d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o));
-        EXPECT_TRUE(close_to(gx, burn::TensorData(d.gx, xs), tol<B>()));
-        auto gw = Tensor<B, 4>(
-            B::conv2d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o));
-        EXPECT_TRUE(close_to(gw, burn::TensorData(d.gw, ws), tol<B>()));
+        expect_gradients(d, x, w, gy, o);
     }
 }
 
@@ -326,12 +334,7 @@ TYPED_TEST(ConvTest, ThreeByThreeStrideOneMatchesDirectConvolution) {
         EXPECT_TRUE(close_to(y, burn::TensorData(d.y, ys), tol<B>()));
         // The input gradient: a 3x3 stride-1 convolution of the gradient too.
         auto gy = Tensor<B, 4>::from_data(burn::TensorData(d.gy, ys));
-        auto gx =
-            Tensor<B, 4>(B::conv2d_x_backward(x.primitive(), w.primitive(), gy.primitive(), o));
-        EXPECT_TRUE(close_to(gx, burn::TensorData(d.gx, xs), tol<B>()));
-        auto gw = Tensor<B, 4>(
-            B::conv2d_weight_backward(x.primitive(), w.primitive(), gy.primitive(), o));
-        EXPECT_TRUE(close_to(gw, burn::TensorData(d.gw, ws), tol<B>()));
+        expect_gradients(d, x, w, gy, o);
     }
 }
 

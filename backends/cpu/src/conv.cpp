@@ -150,7 +150,6 @@ bool im2col_dense_rows(const Geo& g, const E* x, std::size_t l0, std::size_t l1,
     return true;
 }
 
-/// Writes the im2col panel [rows, l1 - l0] of x (one group) into `cols`.
 /// d[j] = s[2 j] for j < n (stride-2 convolutions' im2col rows), reading s[0, 2 n - 1) only: a
 /// vector of the even lanes of two loads at a time (GCC vectors; the scalar loop stays scalar).
 template <class E>
@@ -175,6 +174,7 @@ void gather_even(const E* __restrict s, E* __restrict d, std::size_t n) {
     for (; j < n; ++j) d[j] = s[2 * j];
 }
 
+/// Writes the im2col panel [rows, l1 - l0] of x (one group) into `cols`.
 template <class E>
 void im2col(const Geo& g, const E* x, std::size_t l0, std::size_t l1, E* cols) {
     if (im2col_dense_rows(g, x, l0, l1, cols)) return;

@@ -16,7 +16,6 @@ namespace {
 
 struct Entry {
     std::weak_ptr<Buffer> buffer;
-    const Buffer* address = nullptr;
     std::int64_t offset = 0;
     Shape shape;
     DType dtype = DType::F32;
@@ -27,8 +26,9 @@ struct Entry {
     std::uint64_t last_use = 0;
 
     bool names(const CpuTensor& w, PreparedKind k) const {
-        return address == w.buffer.get() && offset == w.offset && shape == w.shape &&
-               dtype == w.dtype && kind == k;
+        // The same buffer (owner-based: no lock of the weak reference).
+        return !buffer.owner_before(w.buffer) && !w.buffer.owner_before(buffer) &&
+               offset == w.offset && shape == w.shape && dtype == w.dtype && kind == k;
     }
 };
 
@@ -45,6 +45,12 @@ struct Cache {
             bytes -= e.data ? e.bytes : 0;
             return true;
         });
+    }
+
+    Entry* find(const CpuTensor& w, PreparedKind kind) {
+        auto it = std::find_if(entries.begin(), entries.end(),
+                               [&](const Entry& e) { return e.names(w, kind); });
+        return it == entries.end() ? nullptr : &*it;
     }
 
     /// Frees kept values, least recently used first, until `more` bytes fit.
@@ -76,12 +82,10 @@ std::shared_ptr<const std::byte[]> prepared(const CpuTensor& w, PreparedKind kin
     {
         std::lock_guard lock(c.mu);
         c.drop_expired();
-        auto it = std::find_if(c.entries.begin(), c.entries.end(),
-                               [&](const Entry& e) { return e.names(w, kind); });
-        if (it == c.entries.end()) {
+        Entry* it = c.find(w, kind);
+        if (!it) {
             Entry e;
             e.buffer = w.buffer;
-            e.address = w.buffer.get();
             e.offset = w.offset;
             e.shape = w.shape;
             e.dtype = w.dtype;
@@ -94,7 +98,7 @@ std::shared_ptr<const std::byte[]> prepared(const CpuTensor& w, PreparedKind kin
             it->data.reset();
             it->writes = writes;
             it->last_use = ++c.clock;
-        } else if (it->data && it->bytes == bytes) {
+        } else if (it->data) {
             it->last_use = ++c.clock;
             return it->data;
         } else {
@@ -108,11 +112,9 @@ std::shared_ptr<const std::byte[]> prepared(const CpuTensor& w, PreparedKind kin
     make(block->data());
     if (!keep) return data;
     std::lock_guard lock(c.mu);
-    auto it = std::find_if(c.entries.begin(), c.entries.end(),
-                           [&](const Entry& e) { return e.names(w, kind); });
+    Entry* it = c.find(w, kind);
     // Kept only if nothing wrote into the weights meanwhile and no other call kept them first.
-    if (it != c.entries.end() && it->writes == writes && w.buffer->writes() == writes &&
-        !it->data) {
+    if (it && it->writes == writes && w.buffer->writes() == writes && !it->data) {
         c.make_room(bytes);
         it->data = data;
         it->bytes = bytes;
