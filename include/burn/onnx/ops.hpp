@@ -10,3 +10,6 @@
 #include "burn/onnx/ops_reduce.hpp"
 #include "burn/onnx/ops_rnn.hpp"
 #include "burn/onnx/ops_shape.hpp"
+#include "burn/onnx/ops_signal.hpp"
+#include "burn/onnx/ops_training.hpp"
+#include "burn/onnx/ops_vision.hpp"

@@ -771,4 +771,44 @@ Value<B> einsum(std::string equation, const std::vector<Value<B>>& xs) {
     return is_float_type(xs[0].type()) ? res : detail::to_kind(res, xs[0].type());
 }
 
+/// Det: the determinants of the square matrices in the last two dims of x [..., M, M] (LU with
+/// partial pivoting in double precision, on the host), of shape [...].
+template <class B>
+Value<B> det(const Value<B>& x) {
+    const Shape s = x.shape();
+    if (s.rank() < 2 || s[s.rank() - 1] != s[s.rank() - 2])
+        detail::fail("Det", "input must be [..., M, M], got ", x.describe());
+    detail::require_float(x, "Det");
+    const std::size_t m = s[s.rank() - 1];
+    const std::size_t batch = detail::dims_product(s, 0, s.rank() - 2);
+    std::vector<double> a = x.to_doubles(), out(batch);
+    for (std::size_t b = 0; b < batch; ++b) {
+        double* A = a.data() + b * m * m;
+        double d = 1.0;
+        for (std::size_t c = 0; c < m && d != 0.0; ++c) {
+            std::size_t piv = c;
+            for (std::size_t r = c + 1; r < m; ++r)
+                if (std::abs(A[r * m + c]) > std::abs(A[piv * m + c])) piv = r;
+            if (A[piv * m + c] == 0.0) {
+                d = 0.0;
+                break;
+            }
+            if (piv != c) {
+                for (std::size_t k = 0; k < m; ++k) std::swap(A[c * m + k], A[piv * m + k]);
+                d = -d;
+            }
+            d *= A[c * m + c];
+            for (std::size_t r = c + 1; r < m; ++r) {
+                const double f = A[r * m + c] / A[c * m + c];
+                for (std::size_t k = c; k < m; ++k) A[r * m + k] -= f * A[c * m + k];
+            }
+        }
+        out[b] = d;
+    }
+    Shape os;
+    for (std::size_t i = 0; i + 2 < s.rank(); ++i) os.push_back(s[i]);
+    return Value<B>::from_data(TensorData(out, os).convert(storage_dtype(x.type())), x.type(),
+                               x.device());
+}
+
 }  // namespace burn::onnx::ops

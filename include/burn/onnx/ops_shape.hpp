@@ -373,6 +373,64 @@ Value<B> gather_nd(const Value<B>& x, const Value<B>& indices, std::int64_t batc
 }
 
 /// ScatterND (reduction "none" or "add").
+namespace detail {
+/// ScatterND's "mul", "max" and "min": several updates of one cell combine in order, so they are
+/// applied in rounds, round k writing each cell's k-th update (`off`: the [m] row offsets of the
+/// updates into x seen as [inner, rest]).
+template <class B>
+Value<B> scatter_nd_rounds(const Value<B>& x, const typename B::IntTensor& off,
+                           const Value<B>& updates, std::size_t inner, std::size_t rest,
+                           std::string_view reduction) {
+    const Shape s = x.shape();
+    const std::vector<std::int64_t> offs = B::int_into_data(off).template to_vec<std::int64_t>();
+    const std::size_t m = offs.size();
+    std::vector<std::size_t> occurrence(m);
+    std::size_t rounds = 0;
+    {
+        std::vector<std::size_t> seen(inner, 0);
+        for (std::size_t i = 0; i < m; ++i) {
+            occurrence[i] = seen[static_cast<std::size_t>(offs[i])]++;
+            rounds = std::max(rounds, occurrence[i] + 1);
+        }
+    }
+    const auto dev = x.device();
+    return x.map([&](auto k, const auto& p) {
+        using K = decltype(k);
+        using O = KindOps<B, K>;
+        if constexpr (std::is_same_v<K, Bool>) {
+            fail("ScatterND", "bool data is not supported");
+            return p;
+        } else {
+            auto u = O::reshape(updates.template prim<K>(), Shape{m, rest});
+            auto cur = O::reshape(p, Shape{inner, rest});
+            for (std::size_t r = 0; r < rounds; ++r) {
+                std::vector<std::int64_t> rows, at;
+                for (std::size_t i = 0; i < m; ++i)
+                    if (occurrence[i] == r) {
+                        rows.push_back(static_cast<std::int64_t>(i));
+                        at.push_back(offs[i]);
+                    }
+                const std::size_t nr = rows.size();
+                auto idx =
+                    B::int_expand(B::int_reshape(ints_value<B>(at, dev).int_prim(), Shape{nr, 1}),
+                                  Shape{nr, rest});
+                auto ur = O::select(u, 0, ints_value<B>(rows, dev).int_prim());
+                auto written = O::scatter(0, O::zeros(Shape{inner, rest}, dev), idx, ur);
+                auto hit =
+                    B::int_greater_elem(B::int_scatter(0, B::int_zeros(Shape{inner, rest}, dev),
+                                                       idx, B::int_ones(Shape{nr, rest}, dev)),
+                                        0);
+                auto combined = reduction == "mul"   ? O::mul(cur, written)
+                                : reduction == "max" ? O::max_pair(cur, written)
+                                                     : O::min_pair(cur, written);
+                cur = O::mask_where(cur, hit, combined);
+            }
+            return O::reshape(cur, s);
+        }
+    });
+}
+}  // namespace detail
+
 template <class B>
 Value<B> scatter_nd(const Value<B>& x, const Value<B>& indices, const Value<B>& updates,
                     std::string_view reduction) {
@@ -390,6 +448,9 @@ Value<B> scatter_nd(const Value<B>& x, const Value<B>& indices, const Value<B>& 
                                B::int_ones(Shape{m, rest}, dev));
     auto mask = B::int_reshape(B::int_greater_elem(hits, 0), s);
     if (!x.is_float() && !x.is_int()) detail::fail("ScatterND", "bool data is not supported");
+    if (reduction == "mul" || reduction == "max" || reduction == "min")
+        return detail::scatter_nd_rounds(x, off, detail::to_kind(updates, x.type()), inner, rest,
+                                         reduction);
     if (x.is_float()) {
         auto u = B::float_reshape(updates.to_float(), Shape{m, rest});
         auto written = B::float_reshape(
@@ -720,6 +781,77 @@ Value<B> space_to_depth(const Value<B>& x, std::int64_t bs) {
     Value<B> y = detail::reshape(x, Shape{n, c, h / b, b, w / b, b});
     y = detail::permute(y, std::vector<std::size_t>{0, 3, 5, 1, 2, 4});
     return detail::reshape(y, Shape{n, c * b * b, h / b, w / b});
+}
+
+/// Unique: the distinct elements of x (or, with an axis, its distinct slices along the axis),
+/// sorted ascending (slices lexicographically) or in order of first occurrence. Returns Y, the
+/// index of each one's first occurrence, the inverse indices (for each element or slice of x,
+/// its position in Y) and the counts; the last three are int64. NaNs count as equal.
+template <class B>
+std::vector<Value<B>> unique(const Value<B>& x, std::optional<std::int64_t> axis, bool sorted) {
+    const Shape s = x.shape();
+    const std::size_t a = axis ? detail::norm_axis(*axis, s.rank(), "Unique") : 0;
+    const std::size_t outer = axis ? detail::dims_product(s, 0, a) : 1;
+    const std::size_t n = axis ? s[a] : s.num_elements();
+    const std::size_t inner = axis ? detail::dims_product(s, a + 1, s.rank()) : 1;
+    // long double holds every int64 exactly.
+    std::vector<long double> v;
+    if (x.is_float()) {
+        for (double d : x.to_doubles()) v.push_back(d);
+    } else {
+        for (std::int64_t d : x.to_ints()) v.push_back(static_cast<long double>(d));
+    }
+    auto cmp = [&](std::size_t j, std::size_t k) {  // -1, 0, 1: slice j against slice k
+        for (std::size_t o = 0; o < outer; ++o)
+            for (std::size_t i = 0; i < inner; ++i) {
+                const long double p = v[(o * n + j) * inner + i], q = v[(o * n + k) * inner + i];
+                const bool pn = std::isnan(p), qn = std::isnan(q);
+                if (pn || qn) {
+                    if (pn && qn) continue;
+                    return pn ? 1 : -1;
+                }
+                if (p != q) return p < q ? -1 : 1;
+            }
+        return 0;
+    };
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t j, std::size_t k) { return cmp(j, k) < 0; });
+    // Groups of equal slices in sorted order; the first of each is its first occurrence.
+    std::vector<std::size_t> group(n), first, count;
+    for (std::size_t t = 0; t < n; ++t) {
+        if (t == 0 || cmp(order[t - 1], order[t]) != 0) {
+            first.push_back(order[t]);
+            count.push_back(0);
+        }
+        group[order[t]] = first.size() - 1;
+        ++count.back();
+    }
+    std::vector<std::size_t> pos(first.size());  // group -> position in Y
+    std::iota(pos.begin(), pos.end(), std::size_t{0});
+    if (!sorted) {
+        std::vector<std::size_t> by_first(first.size());
+        std::iota(by_first.begin(), by_first.end(), std::size_t{0});
+        std::sort(by_first.begin(), by_first.end(),
+                  [&](std::size_t g, std::size_t h) { return first[g] < first[h]; });
+        for (std::size_t r = 0; r < by_first.size(); ++r) pos[by_first[r]] = r;
+    }
+    const std::size_t u = first.size();
+    std::vector<std::int64_t> idx(u), inv(n), cnt(u);
+    for (std::size_t g = 0; g < u; ++g) {
+        idx[pos[g]] = static_cast<std::int64_t>(first[g]);
+        cnt[pos[g]] = static_cast<std::int64_t>(count[g]);
+    }
+    for (std::size_t j = 0; j < n; ++j) inv[j] = static_cast<std::int64_t>(pos[group[j]]);
+    const auto dev = x.device();
+    const Value<B> flat = axis ? x : detail::reshape(x, Shape{n});
+    std::vector<Value<B>> out;
+    out.push_back(detail::select(flat, a, detail::ints_value<B>(idx, dev).int_prim()));
+    out.push_back(detail::ints_value<B>(idx, dev));
+    out.push_back(detail::ints_value<B>(inv, dev));
+    out.push_back(detail::ints_value<B>(cnt, dev));
+    return out;
 }
 
 }  // namespace burn::onnx::ops

@@ -94,13 +94,15 @@ public:
     /// The registry with every op of burn::onnx::ops (built once).
     static const OpRegistry& instance();
 
-    void add(std::string op_type, Fn fn, std::int64_t since = 1, std::int64_t until = 0) {
-        entries_.insert_or_assign(op_type, Entry{{op_type, "", since, until}, std::move(fn)});
+    /// Registers `op_type` of `domain` ("" for the default domain, ai.onnx).
+    void add(std::string op_type, Fn fn, std::int64_t since = 1, std::int64_t until = 0,
+             std::string domain = {}) {
+        entries_.insert_or_assign(key(domain, op_type),
+                                  Entry{{op_type, domain, since, until}, std::move(fn)});
     }
     /// The entry for `op_type` of `domain` at `opset`, or nullptr.
     const Entry* find(std::string_view domain, std::string_view op_type, std::int64_t opset) const {
-        if (!domain.empty() && domain != "ai.onnx") return nullptr;
-        auto it = entries_.find(std::string(op_type));
+        auto it = entries_.find(key(domain == "ai.onnx" ? std::string_view{} : domain, op_type));
         if (it == entries_.end()) return nullptr;
         const OpInfo& i = it->second.info;
         if (opset < i.since_opset || (i.until_opset != 0 && opset > i.until_opset)) return nullptr;
@@ -113,6 +115,10 @@ public:
     }
 
 private:
+    static std::string key(std::string_view domain, std::string_view op_type) {
+        return domain.empty() ? std::string(op_type)
+                              : std::string(domain) + "::" + std::string(op_type);
+    }
     std::map<std::string, Entry> entries_;
 };
 
@@ -346,10 +352,25 @@ void register_elementwise(OpRegistry<B>& r) {
             ratio = c.node.attr_float("ratio", 0.5f);
             training = c.opset < 7 && c.node.attr_int("is_test", 0) == 0;
         }
-        if (training && ratio > 0)
-            ::burn::detail::fail("onnx: ", c.node.describe(),
-                                 ": training-mode dropout (random masks) is not supported; "
-                                 "export the model in inference mode");
+        if (training && ratio > 0) {
+            // Training mode: each element kept with probability 1 - ratio and scaled by
+            // 1 / (1 - ratio), from the backend's random stream (the seed attribute is not
+            // reproduced: no two frameworks share a stream).
+            if (ratio >= 1)
+                ::burn::detail::fail("onnx: ", c.node.describe(), ": ratio must be < 1, got ",
+                                     ratio);
+            const Value<B>& x = c.in(0);
+            auto xf = ops::detail::require_float(x, "Dropout");
+            const Shape s = x.shape();
+            auto keep = B::float_lower_elem(
+                B::float_random(s, Distribution::Uniform(0.0, 1.0), c.device), 1.0 - ratio);
+            auto y = B::float_mul_scalar(B::float_mul(xf, B::bool_into_float(keep)),
+                                         1.0 / (1.0 - ratio));
+            if (B::float_dtype(y) != B::float_dtype(xf)) y = B::float_cast(y, B::float_dtype(xf));
+            std::vector<Value<B>> out{Value<B>(Float{}, y, x.type())};
+            if (c.wants(1)) out.emplace_back(Bool{}, keep);
+            return out;
+        }
         std::vector<Value<B>> out{c.in(0)};
         if (c.wants(1)) {
             const Shape s = c.in(0).shape();
@@ -462,6 +483,15 @@ void register_shape(OpRegistry<B>& r) {
     r.add("Compress", [](C c) {
         return one<B>(ops::compress(c.in(0), c.in(1), opt_int_attr(c.node, "axis")));
     });
+    r.add(
+        "Unique",
+        [](C c) {
+            return ops::unique(c.in(0), opt_int_attr(c.node, "axis"),
+                               c.node.attr_int("sorted", 1) != 0);
+        },
+        11);
+    r.add(
+        "Det", [](C c) { return one<B>(ops::det(c.in(0))); }, 11);
     r.add("DepthToSpace", [](C c) {
         return one<B>(ops::depth_to_space(c.in(0), c.node.require_int("blocksize"),
                                           c.node.attr_string("mode", "DCR")));
@@ -660,6 +690,192 @@ void register_nn(OpRegistry<B>& r) {
     r.add("HammingWindow", win(25.0 / 46.0, 21.0 / 46.0, 0.0));
     r.add("BlackmanWindow", win(0.42, 0.5, 0.08));
     r.add("DynamicQuantizeLinear", [](C c) { return ops::dynamic_quantize_linear(c.in(0)); });
+    r.add(
+        "DFT",
+        [](C c) {
+            std::optional<std::int64_t> len;
+            if (c.has(1))
+                len = static_cast<std::int64_t>(
+                    ops::detail::host_scalar(c.in(1), "DFT", "dft_length"));
+            return one<B>(ops::dft(c.in(0), len, c.node.attr_int("axis", 1),
+                                   c.node.attr_int("inverse", 0) != 0,
+                                   c.node.attr_int("onesided", 0) != 0));
+        },
+        17);
+    r.add(
+        "STFT",
+        [](C c) {
+            std::optional<std::int64_t> len;
+            if (c.has(3))
+                len = static_cast<std::int64_t>(
+                    ops::detail::host_scalar(c.in(3), "STFT", "frame_length"));
+            const auto step =
+                static_cast<std::int64_t>(ops::detail::host_scalar(c.in(1), "STFT", "frame_step"));
+            return one<B>(
+                ops::stft(c.in(0), step, c.opt(2), len, c.node.attr_int("onesided", 1) != 0));
+        },
+        17);
+    r.add(
+        "MelWeightMatrix",
+        [](C c) {
+            auto scalar = [&](std::size_t i, const char* what) {
+                return ops::detail::host_scalar(c.in(i), "MelWeightMatrix", what);
+            };
+            return one<B>(ops::mel_weight_matrix<B>(
+                static_cast<std::int64_t>(scalar(0, "num_mel_bins")),
+                static_cast<std::int64_t>(scalar(1, "dft_length")),
+                static_cast<std::int64_t>(scalar(2, "sample_rate")), scalar(3, "lower_edge_hertz"),
+                scalar(4, "upper_edge_hertz"),
+                static_cast<ElemType>(c.node.attr_int("output_datatype", 1)), c.device));
+        },
+        17);
+    r.add(
+        "GridSample",
+        [](C c) {
+            return one<B>(ops::grid_sample(c.in(0), c.in(1), c.node.attr_string("mode", "bilinear"),
+                                           c.node.attr_string("padding_mode", "zeros"),
+                                           c.node.attr_int("align_corners", 0) != 0));
+        },
+        16);
+    r.add(
+        "RoiAlign",
+        [](C c) {
+            ops::RoiAlignAttrs a;
+            a.mode = c.node.attr_string("mode", "avg");
+            a.output_height = c.node.attr_int("output_height", 1);
+            a.output_width = c.node.attr_int("output_width", 1);
+            a.sampling_ratio = c.node.attr_int("sampling_ratio", 0);
+            a.spatial_scale = c.node.attr_float("spatial_scale", 1.0f);
+            // Opset 10 has no coordinate_transformation_mode: its regions are "output_half_pixel".
+            const auto ct = c.opset >= 16
+                                ? c.node.attr_string("coordinate_transformation_mode", "half_pixel")
+                                : std::string("output_half_pixel");
+            if (ct != "half_pixel" && ct != "output_half_pixel")
+                ::burn::detail::fail("onnx: ", c.node.describe(),
+                                     ": coordinate_transformation_mode must be half_pixel or "
+                                     "output_half_pixel, got '",
+                                     ct, "'");
+            a.half_pixel = ct == "half_pixel";
+            return one<B>(ops::roi_align(c.in(0), c.in(1), c.in(2), a));
+        },
+        10);
+    r.add(
+        "NonMaxSuppression",
+        [](C c) {
+            const std::int64_t max_boxes =
+                c.has(2) ? static_cast<std::int64_t>(ops::detail::host_scalar(
+                               c.in(2), "NonMaxSuppression", "max_output_boxes_per_class"))
+                         : 0;
+            const double iou =
+                c.has(3) ? ops::detail::host_scalar(c.in(3), "NonMaxSuppression", "iou_threshold")
+                         : 0.0;
+            std::optional<double> score;
+            if (c.has(4))
+                score = ops::detail::host_scalar(c.in(4), "NonMaxSuppression", "score_threshold");
+            return one<B>(ops::non_max_suppression(c.in(0), c.in(1), max_boxes, iou, score,
+                                                   c.node.attr_int("center_point_box", 0) != 0));
+        },
+        10);
+}
+
+/// The random ops draw from the backend's random stream (burn::seed sets it); their seed
+/// attribute is not reproduced, as no two frameworks share a stream.
+template <class B>
+void register_random(OpRegistry<B>& r) {
+    using C = const OpContext<B>&;
+    auto draw = [](C c, const Shape& s, ElemType type, bool normal) {
+        const auto d = normal ? Distribution::Normal(c.node.attr_float("mean", 0.0f),
+                                                     c.node.attr_float("scale", 1.0f))
+                              : Distribution::Uniform(c.node.attr_float("low", 0.0f),
+                                                      c.node.attr_float("high", 1.0f));
+        if (!is_float_type(type))
+            ::burn::detail::fail("onnx: ", c.node.describe(), ": dtype must be a float type, got ",
+                                 elem_type_name(type));
+        Value<B> v(Float{}, B::float_random(s, d, c.device), ElemType::Float);
+        return one<B>(type == ElemType::Float ? v : ops::cast(v, type));
+    };
+    auto dtype = [](C c, ElemType def) {
+        return c.node.has_attr("dtype") ? static_cast<ElemType>(c.node.attr_int("dtype", 1)) : def;
+    };
+    auto shape_attr = [](C c) {
+        Shape s;
+        for (auto d : c.node.attr_ints("shape")) {
+            if (d < 0)
+                ::burn::detail::fail("onnx: ", c.node.describe(), ": negative dim ", d,
+                                     " in shape");
+            s.push_back(static_cast<std::size_t>(d));
+        }
+        if (!c.node.has_attr("shape"))
+            ::burn::detail::fail("onnx: ", c.node.describe(),
+                                 ": the required attribute 'shape' is missing");
+        return s;
+    };
+    r.add("RandomUniform",
+          [=](C c) { return draw(c, shape_attr(c), dtype(c, ElemType::Float), false); });
+    r.add("RandomNormal",
+          [=](C c) { return draw(c, shape_attr(c), dtype(c, ElemType::Float), true); });
+    r.add("RandomUniformLike", [=](C c) {
+        const auto t = is_float_type(c.in(0).type()) ? c.in(0).type() : ElemType::Float;
+        return draw(c, c.in(0).shape(), dtype(c, t), false);
+    });
+    r.add("RandomNormalLike", [=](C c) {
+        const auto t = is_float_type(c.in(0).type()) ? c.in(0).type() : ElemType::Float;
+        return draw(c, c.in(0).shape(), dtype(c, t), true);
+    });
+    r.add(
+        "Bernoulli",
+        [=](C c) {
+            // 1 with probability input, else 0, in dtype (default: the input's type).
+            auto p = ops::detail::require_float(c.in(0), "Bernoulli", "input");
+            auto u = B::float_random(c.in(0).shape(), Distribution::Uniform(0.0, 1.0), c.device);
+            if (B::float_dtype(u) != B::float_dtype(p)) u = B::float_cast(u, B::float_dtype(p));
+            Value<B> hit(Bool{}, B::float_lower(u, p));
+            return one<B>(ops::cast(hit, dtype(c, c.in(0).type())));
+        },
+        15);
+}
+
+template <class B>
+void register_training(OpRegistry<B>& r) {
+    using C = const OpContext<B>&;
+    const std::string domain = "ai.onnx.preview.training";
+    r.add(
+        "Adagrad",
+        [](C c) {
+            ops::OptimizerAttrs a;
+            a.decay_factor = c.node.attr_float("decay_factor", 0.0f);
+            a.epsilon = c.node.attr_float("epsilon", 0.0f);
+            a.norm_coefficient = c.node.attr_float("norm_coefficient", 0.0f);
+            return ops::adagrad(c.all(), a);
+        },
+        1, 0, domain);
+    r.add(
+        "Momentum",
+        [](C c) {
+            ops::OptimizerAttrs a;
+            for (const char* key : {"alpha", "beta", "mode", "norm_coefficient"})
+                if (!c.node.has_attr(key))
+                    ::burn::detail::fail("onnx: ", c.node.describe(), ": the required attribute '",
+                                         key, "' is missing");
+            a.alpha = c.node.attr_float("alpha", 0.0f);
+            a.beta = c.node.attr_float("beta", 0.0f);
+            a.norm_coefficient = c.node.attr_float("norm_coefficient", 0.0f);
+            a.mode = c.node.attr_string("mode", "");
+            return ops::momentum(c.all(), a);
+        },
+        1, 0, domain);
+    r.add(
+        "Adam",
+        [](C c) {
+            ops::OptimizerAttrs a;
+            a.alpha = c.node.attr_float("alpha", 0.9f);
+            a.beta = c.node.attr_float("beta", 0.999f);
+            a.epsilon = c.node.attr_float("epsilon", 1e-6f);
+            a.norm_coefficient = c.node.attr_float("norm_coefficient", 0.0f);
+            a.norm_coefficient_post = c.node.attr_float("norm_coefficient_post", 0.0f);
+            return ops::adam(c.all(), a);
+        },
+        1, 0, domain);
 }
 
 template <class B>
@@ -708,6 +924,8 @@ const OpRegistry<B>& OpRegistry<B>::instance() {
         detail::register_reduce(r);
         detail::register_nn(r);
         detail::register_control_flow(r);
+        detail::register_random(r);
+        detail::register_training(r);
         return r;
     }();
     return reg;
