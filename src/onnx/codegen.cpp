@@ -311,6 +311,8 @@ struct IoType {
     std::string kind;  // "burn::Float", "burn::Int", "burn::Bool", or "" for Value<B>
 };
 IoType io_type(const ValueInfo& vi, const ModelDesc& m) {
+    // Sequences and optionals stay values (Value<B>::sequence, Value<B>::none).
+    if (vi.category != ValueCategory::Tensor) return {"burn::onnx::Value<B>", 0, ""};
     const ValueInfo* info = &vi;
     if (!vi.has_shape) {
         auto it = m.value_info.find(vi.name);
@@ -664,7 +666,13 @@ GeneratedFiles generate_files(const ModelDesc& m, const CodegenOptions& o) {
           << (vi.type == ElemType::Undefined ? "ElemType::Undefined"
                                              : "ElemType::" + elem_type_expr(vi.type).substr(22))
           << ", " << dims_list(vi) << ", " << (vi.has_shape ? "true" : "false") << ",\n"
-          << "                                     " << quote(vi.describe()) << ");\n";
+          << "                                     " << quote(vi.describe())
+          << (vi.category == ValueCategory::Tensor     ? ""
+              : vi.category == ValueCategory::Sequence ? ", burn::onnx::ValueCategory::Sequence"
+              : vi.category == ValueCategory::Optional
+                  ? ", burn::onnx::ValueCategory::Optional"
+                  : ", burn::onnx::ValueCategory::OptionalSequence")
+          << ");\n";
         h << "        " << (top_last_use.count(vi.name) ? "V " : "const V ") << v
           << " = std::move(burn_inputs[" << i << "]);\n";
         expr[vi.name] = v;

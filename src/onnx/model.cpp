@@ -4,6 +4,7 @@
 // data bounds, graph order) before it becomes a burn::onnx::ModelDesc.
 #include "burn/onnx/model.hpp"
 
+#include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -244,8 +245,19 @@ TypedData convert_tensor(const Ctx& ctx, const ::onnx::TensorProto& t, const std
 ValueInfo convert_value_info(const ::onnx::ValueInfoProto& v) {
     ValueInfo out;
     out.name = v.name();
-    if (v.has_type() && v.type().has_tensor_type()) {
-        const auto& tt = v.type().tensor_type();
+    // seq(tensor), optional(tensor) and optional(seq(tensor)) describe their tensors.
+    const ::onnx::TypeProto* t = v.has_type() ? &v.type() : nullptr;
+    if (t && t->has_optional_type() && t->optional_type().has_elem_type()) {
+        t = &t->optional_type().elem_type();
+        out.category =
+            t->has_sequence_type() ? ValueCategory::OptionalSequence : ValueCategory::Optional;
+    }
+    if (t && t->has_sequence_type() && t->sequence_type().has_elem_type()) {
+        if (out.category == ValueCategory::Tensor) out.category = ValueCategory::Sequence;
+        t = &t->sequence_type().elem_type();
+    }
+    if (t && t->has_tensor_type()) {
+        const auto& tt = t->tensor_type();
         out.type = static_cast<ElemType>(tt.elem_type());
         if (tt.has_shape()) {
             out.has_shape = true;
@@ -605,14 +617,24 @@ std::vector<std::string> GraphDesc::outer_names() const {
 
 std::string ValueInfo::describe() const {
     std::string s(elem_type_name(type));
-    if (!has_shape) return s + "[?]";
-    s += "[";
-    for (std::size_t i = 0; i < dims.size(); ++i) {
-        if (i) s += ", ";
-        if (dims[i] >= 0) s += std::to_string(dims[i]);
-        else s += dim_names[i].empty() ? "?" : dim_names[i];
+    if (!has_shape) {
+        s += "[?]";
+    } else {
+        s += "[";
+        for (std::size_t i = 0; i < dims.size(); ++i) {
+            if (i) s += ", ";
+            if (dims[i] >= 0) s += std::to_string(dims[i]);
+            else s += dim_names[i].empty() ? "?" : dim_names[i];
+        }
+        s += "]";
     }
-    return s + "]";
+    switch (category) {
+        case ValueCategory::Tensor: break;
+        case ValueCategory::Sequence: return "seq(" + s + ")";
+        case ValueCategory::Optional: return "optional(" + s + ")";
+        case ValueCategory::OptionalSequence: return "optional(seq(" + s + "))";
+    }
+    return s;
 }
 
 // ------------------------------------------------------------------------------- loading
@@ -692,6 +714,75 @@ TypedData load_tensor_proto(const std::filesystem::path& path) {
     if (!t.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
         ctx.fail("not a valid TensorProto (protobuf parsing failed on ", bytes.size(), " bytes)");
     return convert_tensor(ctx, t, "tensor '" + t.name() + "'");
+}
+
+namespace {
+ValueData convert_sequence(const Ctx& ctx, const ::onnx::SequenceProto& q) {
+    ValueData out;
+    out.kind = ValueData::Kind::Sequence;
+    if (q.elem_type() != ::onnx::SequenceProto::TENSOR &&
+        (q.elem_type() != ::onnx::SequenceProto::UNDEFINED || q.tensor_values_size() > 0))
+        ctx.fail("sequence '", q.name(), "' holds elements of type ", q.elem_type(),
+                 ", only tensors are supported");
+    for (int i = 0; i < q.tensor_values_size(); ++i)
+        out.items.push_back(
+            convert_tensor(ctx, q.tensor_values(i),
+                           "tensor " + std::to_string(i) + " of sequence '" + q.name() + "'"));
+    for (const auto& t : out.items) {
+        if (out.elem == ElemType::Undefined) out.elem = t.type;
+        if (t.type != out.elem)
+            ctx.fail("sequence '", q.name(), "' mixes ", elem_type_name(out.elem), " and ",
+                     elem_type_name(t.type), " tensors");
+    }
+    return out;
+}
+}  // namespace
+
+ValueData load_value_proto(const std::filesystem::path& path, ValueCategory category) {
+    const auto bytes = read_file(path, "onnx::load_value_proto", max_model_bytes);
+    return parse_value_proto(bytes, category, path.string(), path.parent_path());
+}
+
+ValueData parse_value_proto(std::span<const std::uint8_t> bytes, ValueCategory category,
+                            std::string_view source, const std::filesystem::path& base_dir) {
+    GOOGLE_PROTOBUF_VERIFY_VERSION;
+    const Ctx ctx{"onnx::load_value_proto", std::string(source), base_dir};
+    if (bytes.size() > max_model_bytes)
+        ctx.fail(bytes.size(), " bytes, more than protobuf's limit of ", max_model_bytes);
+    auto parse = [&](auto& msg, const char* what) {
+        if (!msg.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+            ctx.fail("not a valid ", what, " (protobuf parsing failed on ", bytes.size(),
+                     " bytes)");
+    };
+    if (category == ValueCategory::Tensor) {
+        ::onnx::TensorProto t;
+        parse(t, "TensorProto");
+        ValueData out;
+        out.items.push_back(convert_tensor(ctx, t, "tensor '" + t.name() + "'"));
+        out.elem = out.items.front().type;
+        return out;
+    }
+    if (category == ValueCategory::Sequence) {
+        ::onnx::SequenceProto q;
+        parse(q, "SequenceProto");
+        return convert_sequence(ctx, q);
+    }
+    ::onnx::OptionalProto o;
+    parse(o, "OptionalProto");
+    ValueData out;
+    if (o.elem_type() == ::onnx::OptionalProto::UNDEFINED) {
+        out.kind = ValueData::Kind::None;
+        return out;
+    }
+    if (o.elem_type() == ::onnx::OptionalProto::TENSOR && o.has_tensor_value()) {
+        out.items.push_back(convert_tensor(ctx, o.tensor_value(), "the optional's tensor"));
+        out.elem = out.items.front().type;
+        return out;
+    }
+    if (o.elem_type() == ::onnx::OptionalProto::SEQUENCE && o.has_sequence_value())
+        return convert_sequence(ctx, o.sequence_value());
+    ctx.fail("optional '", o.name(), "' of element type ", o.elem_type(),
+             " holds no tensor or sequence of tensors");
 }
 
 void save_tensor_proto(const std::filesystem::path& path, const TypedData& data) {

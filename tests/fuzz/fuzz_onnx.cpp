@@ -8,8 +8,10 @@
 // deep; every initializer's bytes fill its shape. The structure checks of control-flow nodes
 // (check_control_flow) run on every node and may only refuse with burn::Error. External data is
 // resolved against an empty folder of this process, so a model that names an external file is
-// refused without reading outside it. libonnx and protobuf are Debian's uninstrumented libraries: a
-// crash inside them is reported too. Run with tests/fuzz/run.sh.
+// refused without reading outside it. The same bytes are also read as a test-suite value file
+// (parse_value_proto: a TensorProto, SequenceProto or OptionalProto), which must load with the
+// kind its category allows or throw burn::Error. libonnx and protobuf are Debian's uninstrumented
+// libraries: a crash inside them is reported too. Run with tests/fuzz/run.sh.
 #include <unistd.h>
 
 #include <burn/onnx/model.hpp>
@@ -96,7 +98,33 @@ void check_nodes(const std::vector<burn::onnx::Node>& nodes, Scope& scope, std::
     }
 }
 
+/// The same bytes as a test-suite value file of each category: a value that loads has the kind
+/// its category allows, and every tensor's bytes fill its shape.
+void check_value_proto(std::span<const std::uint8_t> bytes) {
+    using burn::onnx::ValueCategory;
+    using Kind = burn::onnx::ValueData::Kind;
+    for (auto c : {ValueCategory::Tensor, ValueCategory::Sequence, ValueCategory::Optional,
+                   ValueCategory::OptionalSequence}) {
+        burn::onnx::ValueData v;
+        try {
+            v = burn::onnx::parse_value_proto(bytes, c, "<fuzz>", base_dir());
+        } catch (const burn::Error&) {
+            continue;
+        }
+        const bool ok = c == ValueCategory::Tensor ? v.kind == Kind::Tensor && v.items.size() == 1
+                        : c == ValueCategory::Sequence ? v.kind == Kind::Sequence
+                                                       : true;
+        if (!ok) die("a value file loaded as another kind than its category allows");
+        if (v.kind == Kind::None && !v.items.empty()) die("an empty optional holds tensors");
+        std::map<std::string, burn::onnx::TypedData> items;
+        for (std::size_t i = 0; i < v.items.size(); ++i) items[std::to_string(i)] = v.items[i];
+        Scope ignored;
+        check_initializers(items, ignored);
+    }
+}
+
 void check(std::span<const std::uint8_t> bytes) {
+    check_value_proto(bytes);
     burn::onnx::ModelDesc model;
     try {
         model = burn::onnx::parse_model(bytes, base_dir(), "<fuzz>");

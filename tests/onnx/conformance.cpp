@@ -67,12 +67,16 @@ std::vector<fs::path> sorted_dirs(const fs::path& p, const std::string& prefix =
     return out;
 }
 
-std::vector<TypedData> read_set(const fs::path& dir, const std::string& stem) {
-    std::vector<TypedData> out;
-    for (int i = 0;; ++i) {
+/// The data set's input_N.pb or output_N.pb files, each read as the model declares value N (a
+/// TensorProto, a SequenceProto or an OptionalProto).
+std::vector<burn::onnx::ValueData> read_set(const fs::path& dir, const std::string& stem,
+                                            const std::vector<burn::onnx::ValueInfo>& declared) {
+    std::vector<burn::onnx::ValueData> out;
+    for (std::size_t i = 0;; ++i) {
         const fs::path f = dir / (stem + "_" + std::to_string(i) + ".pb");
         if (!fs::exists(f)) break;
-        out.push_back(burn::onnx::load_tensor_proto(f));
+        out.push_back(burn::onnx::load_value_proto(
+            f, i < declared.size() ? declared[i].category : burn::onnx::ValueCategory::Tensor));
     }
     return out;
 }
@@ -112,16 +116,32 @@ std::string run_sets(const fs::path& dir, const burn::onnx::ModelDesc& model) {
         const auto sets = sorted_dirs(dir, "test_data_set_");
         if (sets.empty()) return "no test_data_set_* folder";
         for (const auto& set : sets) {
-            const auto inputs = read_set(set, "input");
-            const auto expected = read_set(set, "output");
+            const auto inputs = read_set(set, "input", model.inputs);
+            const auto expected = read_set(set, "output", model.outputs);
             std::vector<burn::onnx::Value<Bk>> values;
-            for (const auto& t : inputs) values.push_back(burn::onnx::Value<Bk>::from_typed(t, {}));
+            for (const auto& d : inputs)
+                values.push_back(burn::onnx::Value<Bk>::from_value_data(d, {}));
             const auto outs = graph.run(std::move(values));
             if (outs.size() != expected.size())
                 return std::to_string(outs.size()) + " outputs, expected " +
                        std::to_string(expected.size());
+            using Kind = burn::onnx::ValueData::Kind;
             for (std::size_t i = 0; i < outs.size(); ++i) {
-                std::string why = compare(outs[i].to_typed(), expected[i], i);
+                const auto got = outs[i].to_value_data();
+                const auto& want = expected[i];
+                std::string why;
+                if (got.kind != want.kind || got.items.size() != want.items.size()) {
+                    auto name = [](const burn::onnx::ValueData& d) {
+                        return std::string(d.kind == Kind::None       ? "an empty optional"
+                                           : d.kind == Kind::Sequence ? "a sequence"
+                                                                      : "a tensor") +
+                               " of " + std::to_string(d.items.size()) + " tensors";
+                    };
+                    why = "output " + std::to_string(i) + ": " + name(got) + ", expected " +
+                          name(want);
+                }
+                for (std::size_t k = 0; why.empty() && k < want.items.size(); ++k)
+                    why = compare(got.items[k], want.items[k], i);
                 if (!why.empty()) return set.filename().string() + ": " + why;
             }
         }

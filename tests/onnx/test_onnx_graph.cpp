@@ -832,3 +832,101 @@ TEST(OnnxGraphControlFlow, NestingDepthIsLimited) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------- sequences
+
+/// A graph input or output of type seq(tensor(elem)).
+void add_sequence_value(::google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto>* list,
+                        const std::string& name, int elem) {
+    auto* v = list->Add();
+    v->set_name(name);
+    v->mutable_type()
+        ->mutable_sequence_type()
+        ->mutable_elem_type()
+        ->mutable_tensor_type()
+        ->set_elem_type(elem);
+}
+
+// x [6] split into pieces of 2, the pieces counted, stacked and concatenated back; the model's
+// own sequence never leaves the graph, so run() on host data works.
+TEST(OnnxGraphSequences, SplitCountStackAndConcatenate) {
+    auto m = make_model(13);
+    auto* g = m.mutable_graph();
+    add_value(g->mutable_input(), "x", ::onnx::TensorProto::FLOAT, {6});
+    add_int64_init(g, "two", {2}, {});
+    add_node(g, "SplitToSequence", {"x", "two"}, {"seq"});
+    add_node(g, "SequenceLength", {"seq"}, {"len"});
+    auto* stack = add_node(g, "ConcatFromSequence", {"seq"}, {"stacked"});
+    add_int_attr(stack, "axis", 0);
+    add_int_attr(stack, "new_axis", 1);
+    add_int_attr(add_node(g, "ConcatFromSequence", {"seq"}, {"joined"}), "axis", -1);
+    add_value(g->mutable_output(), "len", ::onnx::TensorProto::INT64, {});
+    add_value(g->mutable_output(), "stacked", ::onnx::TensorProto::FLOAT, {3, 2});
+    add_value(g->mutable_output(), "joined", ::onnx::TensorProto::FLOAT, {6});
+    const auto graph = Graph<B>::from_bytes(bytes_of(m));
+    const auto out = graph.run({TensorData(std::vector<float>{1, 2, 3, 4, 5, 6}, Shape{6})});
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[0].to_vec<std::int64_t>(), (std::vector<std::int64_t>{3}));
+    EXPECT_EQ(out[1].shape, (Shape{3, 2}));
+    EXPECT_EQ(out[1].to_vec<float>(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(out[2].to_vec<float>(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+}
+
+// A sequence input takes a Value<B>::sequence; host-data run() names it; a tensor op given a
+// sequence says so; positions are checked.
+TEST(OnnxGraphSequences, SequenceInputsAndErrors) {
+    using burn::onnx::Value;
+    auto m = make_model(13);
+    auto* g = m.mutable_graph();
+    add_sequence_value(g->mutable_input(), "s", ::onnx::TensorProto::FLOAT);
+    add_value(g->mutable_input(), "pos", ::onnx::TensorProto::INT64, {});
+    add_node(g, "SequenceAt", {"s", "pos"}, {"y"});
+    add_value(g->mutable_output(), "y", ::onnx::TensorProto::FLOAT, {-1});
+    const auto graph = Graph<B>::from_bytes(bytes_of(m));
+    EXPECT_EQ(graph.inputs()[0].describe(), "seq(float[?])");
+    auto tensor = [](std::vector<float> v) {
+        const Shape s{v.size()};
+        return Value<B>::from_data(TensorData(std::move(v), s), ElemType::Float, {});
+    };
+    auto pos = [](std::int64_t p) {
+        return Value<B>::from_data(TensorData(std::vector<std::int64_t>{p}, Shape{}),
+                                   ElemType::Int64, {});
+    };
+    const auto seq = Value<B>::sequence({tensor({1, 2}), tensor({3, 4, 5})}, ElemType::Float);
+    EXPECT_EQ(graph.run({seq, pos(-1)})[0].to_data().to_vec<float>(),
+              (std::vector<float>{3, 4, 5}));
+    expect_error(
+        [&] {
+            graph.run({seq, pos(2)});
+        },
+        {"SequenceAt", "position 2 is out of range for a sequence of 2 tensors"});
+    expect_error(
+        [&] {
+            graph.run({tensor({1}), pos(0)});
+        },
+        {"input 's' is declared seq(float[?]), got float[1]"});
+    expect_error(
+        [&] {
+            graph.run({TensorData(std::vector<float>{1}, Shape{1}),
+                       TensorData(std::vector<std::int64_t>{0}, Shape{})});
+        },
+        {"'s' is declared seq(float[?]), not a tensor"});
+    expect_error(
+        [&] {
+            Value<B>::sequence({tensor({1}), pos(0)}, ElemType::Float);
+        },
+        {"a sequence of float tensors cannot hold int64[]"});
+    // A tensor op on a sequence.
+    auto m2 = make_model(13);
+    auto* g2 = m2.mutable_graph();
+    add_value(g2->mutable_input(), "x", ::onnx::TensorProto::FLOAT, {2});
+    add_node(g2, "SequenceConstruct", {"x", "x"}, {"s"});
+    add_node(g2, "Relu", {"s"}, {"y"}, "relu_of_seq");
+    add_value(g2->mutable_output(), "y", ::onnx::TensorProto::FLOAT, {2});
+    const auto graph2 = Graph<B>::from_bytes(bytes_of(m2));
+    expect_error(
+        [&] {
+            graph2.run({TensorData(std::vector<float>{1, 2}, Shape{2})});
+        },
+        {"relu_of_seq", "got seq(float) of 2 tensors"});
+}

@@ -171,16 +171,23 @@ Tensor<B, D, K> from_value(const Value<B>& v, std::string_view model, std::strin
     return Tensor<B, D, K>::from_primitive(v.template prim<K>());
 }
 
-/// Checks a model input against its declaration: element type, rank and fixed dims (-1: any).
+/// Checks a model input against its declaration: element type, rank and fixed dims (-1: any);
+/// a sequence or optional input (`category`) must be one, and only its element type is checked.
 /// `declared` is the declaration as text ("float[batch, 3, 224, 224]"), for the message.
 template <class B>
 void check_input(std::string_view model, const Value<B>& v, std::string_view name, ElemType type,
                  std::initializer_list<std::int64_t> dims, bool has_shape,
-                 std::string_view declared) {
-    bool ok = type == ElemType::Undefined || v.type() == type;
-    const Shape s = v.shape();
-    if (has_shape) {
-        ok = ok && s.rank() == dims.size();
+                 std::string_view declared, ValueCategory category = ValueCategory::Tensor) {
+    const bool seq =
+        category == ValueCategory::Sequence || category == ValueCategory::OptionalSequence;
+    const bool opt =
+        category == ValueCategory::Optional || category == ValueCategory::OptionalSequence;
+    bool ok = v.is_none() ? opt : v.is_sequence() == seq;
+    ok = ok && (type == ElemType::Undefined || v.is_none() || v.type() == type ||
+                (v.is_sequence() && v.items().empty() && v.type() == ElemType::Undefined));
+    if (ok && has_shape && v.is_tensor()) {
+        const Shape s = v.shape();
+        ok = s.rank() == dims.size();
         std::size_t d = 0;
         for (auto want : dims) {
             if (ok && want >= 0 && s[d] != static_cast<std::size_t>(want)) ok = false;

@@ -59,6 +59,13 @@ public:
     /// and fixed dims. Returns the outputs in their ONNX types' dtypes.
     std::vector<TensorData> run(const std::vector<TensorData>& inputs) const {
         check_count(inputs.size());
+        for (const auto* list : {&model_->inputs, &model_->outputs})
+            for (const ValueInfo& vi : *list)
+                if (vi.category != ValueCategory::Tensor)
+                    ::burn::detail::fail("onnx::Graph::run: ", model_->source, ": '", vi.name,
+                                         "' is declared ", vi.describe(),
+                                         ", not a tensor: run the model on values "
+                                         "(run(std::vector<Value<B>>))");
         std::vector<Value<B>> values;
         for (std::size_t i = 0; i < inputs.size(); ++i) {
             const ValueInfo& vi = model_->inputs[i];
@@ -79,17 +86,27 @@ public:
         return out;
     }
 
-    /// Runs on values (the op library's level: no host transfer of inputs and outputs).
+    /// Runs on values (the op library's level: no host transfer of inputs and outputs). Inputs
+    /// declared as sequences or optionals take Value<B>::sequence and Value<B>::none values.
     std::vector<Value<B>> run(std::vector<Value<B>> inputs) const {
         check_count(inputs.size());
         Env env;
         for (std::size_t i = 0; i < inputs.size(); ++i) {
             const ValueInfo& vi = model_->inputs[i];
-            if (vi.type != ElemType::Undefined && inputs[i].type() != vi.type)
+            // An empty sequence of no element type (as files store them) takes the declared one.
+            if (inputs[i].is_sequence() && inputs[i].items().empty() &&
+                inputs[i].type() == ElemType::Undefined)
+                inputs[i] = Value<B>::sequence({}, vi.type);
+            const Value<B>& v = inputs[i];
+            const bool seq = vi.category == ValueCategory::Sequence ||
+                             vi.category == ValueCategory::OptionalSequence;
+            const bool opt = vi.category == ValueCategory::Optional ||
+                             vi.category == ValueCategory::OptionalSequence;
+            const bool kind_ok = v.is_none() ? opt : v.is_sequence() == seq;
+            if (!kind_ok || (vi.type != ElemType::Undefined && !v.is_none() && v.type() != vi.type))
                 ::burn::detail::fail("onnx::Graph::run: ", model_->source, ": input '", vi.name,
-                                     "' is declared ", vi.describe(), ", got ",
-                                     inputs[i].describe());
-            check_shape(vi, inputs[i].shape());
+                                     "' is declared ", vi.describe(), ", got ", v.describe());
+            if (v.is_tensor()) check_shape(vi, v.shape());
             env.insert_or_assign(model_->inputs[i].name, std::move(inputs[i]));
         }
         return run_body(*main_, std::move(env), nullptr);

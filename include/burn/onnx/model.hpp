@@ -139,15 +139,21 @@ struct Node {
     }
 };
 
+/// What a graph input or output holds: a tensor (the usual case), a sequence of tensors, or an
+/// optional (empty, or holding a tensor or a sequence).
+enum class ValueCategory { Tensor, Sequence, Optional, OptionalSequence };
+
 /// A graph input or output: its name, element type and declared shape (-1 for a symbolic or
-/// unknown dim; `dims` empty and `has_shape` false when the shape is not declared).
+/// unknown dim; `dims` empty and `has_shape` false when the shape is not declared). For a
+/// sequence or an optional, `type` and the shape are those of its tensors.
 struct ValueInfo {
     std::string name;
     ElemType type = ElemType::Undefined;
     std::vector<std::int64_t> dims;
     std::vector<std::string> dim_names;  ///< the symbolic names ("batch"), "" for fixed dims
     bool has_shape = false;
-    /// "float[batch, 3, 224, 224]", for messages.
+    ValueCategory category = ValueCategory::Tensor;
+    /// "float[batch, 3, 224, 224]", "seq(float[?])", "optional(float[2])": for messages.
     std::string describe() const;
 };
 
@@ -214,6 +220,23 @@ ModelDesc parse_model(std::span<const std::uint8_t> bytes,
 
 /// Reads a serialized TensorProto (`input_0.pb` of the ONNX test suite).
 TypedData load_tensor_proto(const std::filesystem::path& path);
+
+/// Host data of a value that may not be a tensor: a tensor (one item), a sequence of tensors
+/// (`elem` their element type), or an empty optional (no items).
+struct ValueData {
+    enum class Kind { Tensor, Sequence, None };
+    Kind kind = Kind::Tensor;
+    ElemType elem = ElemType::Undefined;
+    std::vector<TypedData> items;
+};
+/// Reads a value file of the ONNX test suite as `category` declares it: a TensorProto, a
+/// SequenceProto of tensors, or an OptionalProto (burn::Error naming the file when it is not one).
+ValueData load_value_proto(const std::filesystem::path& path, ValueCategory category);
+/// The same from bytes (`source` names them in messages); external data, if any, is resolved
+/// relative to `base_dir`.
+ValueData parse_value_proto(std::span<const std::uint8_t> bytes, ValueCategory category,
+                            std::string_view source = "<bytes>",
+                            const std::filesystem::path& base_dir = {});
 /// Writes a TensorProto file (raw little-endian data) from `data` typed as `type`.
 void save_tensor_proto(const std::filesystem::path& path, const TypedData& data);
 

@@ -9,6 +9,7 @@
 #include "burn/onnx/ops_nn.hpp"
 #include "burn/onnx/ops_reduce.hpp"
 #include "burn/onnx/ops_rnn.hpp"
+#include "burn/onnx/ops_sequence.hpp"
 #include "burn/onnx/ops_shape.hpp"
 #include "burn/onnx/ops_signal.hpp"
 #include "burn/onnx/ops_training.hpp"

@@ -399,7 +399,9 @@ std::vector<Value<B>> loop(const OptValue<B>& max_trip, const OptValue<B>& cond,
             keep_going = detail::condition(
                 out[0], "Loop", "the body's cond output at iteration " + std::to_string(i));
         for (std::size_t j = 0; j < n; ++j) {
-            if (out[1 + j].type() != types[j])
+            // An empty optional (no type) may become a value and back.
+            if (out[1 + j].type() != types[j] && types[j] != ElemType::Undefined &&
+                out[1 + j].type() != ElemType::Undefined)
                 detail::fail("Loop", "loop-carried value ", j, " ('", body.desc.outputs[1 + j].name,
                              "') is ", out[1 + j].describe(), " after iteration ", i,
                              ", it started as ", elem_type_name(types[j]),

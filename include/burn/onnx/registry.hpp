@@ -836,6 +836,59 @@ void register_random(OpRegistry<B>& r) {
 }
 
 template <class B>
+void register_sequence(OpRegistry<B>& r) {
+    using C = const OpContext<B>&;
+    r.add(
+        "SequenceEmpty",
+        [](C c) {
+            return one<B>(
+                Value<B>::sequence({}, static_cast<ElemType>(c.node.attr_int("dtype", 1))));
+        },
+        11);
+    r.add(
+        "SequenceConstruct", [](C c) { return one<B>(ops::sequence_construct(c.all())); }, 11);
+    r.add(
+        "SequenceInsert",
+        [](C c) { return one<B>(ops::sequence_insert(c.in(0), c.in(1), c.opt(2))); }, 11);
+    r.add(
+        "SequenceErase", [](C c) { return one<B>(ops::sequence_erase(c.in(0), c.opt(1))); }, 11);
+    r.add(
+        "SequenceAt", [](C c) { return one<B>(ops::sequence_at(c.in(0), c.in(1))); }, 11);
+    r.add(
+        "SequenceLength", [](C c) { return one<B>(ops::sequence_length(c.in(0), c.device)); }, 11);
+    r.add(
+        "SplitToSequence",
+        [](C c) {
+            return one<B>(ops::split_to_sequence(c.in(0), c.opt(1), c.node.attr_int("axis", 0),
+                                                 c.node.attr_int("keepdims", 1) != 0));
+        },
+        11);
+    r.add(
+        "ConcatFromSequence",
+        [](C c) {
+            return one<B>(ops::concat_from_sequence(c.in(0), c.node.require_int("axis"),
+                                                    c.node.attr_int("new_axis", 0) != 0));
+        },
+        11);
+    r.add(
+        "SequenceMap",
+        [](C c) {
+            std::vector<Value<B>> extra;
+            for (std::size_t i = 1; i < c.num_inputs(); ++i) extra.push_back(c.in(i));
+            return ops::sequence_map(c.in(0), extra, c.graph("body"));
+        },
+        17);
+    // An optional holding an element is the element itself.
+    r.add(
+        "Optional", [](C c) { return one<B>(c.has(0) ? c.in(0) : Value<B>::none()); }, 15);
+    r.add(
+        "OptionalHasElement",
+        [](C c) { return one<B>(ops::optional_has_element(c.opt(0), c.device)); }, 15);
+    r.add(
+        "OptionalGetElement", [](C c) { return one<B>(ops::optional_get_element(c.in(0))); }, 15);
+}
+
+template <class B>
 void register_training(OpRegistry<B>& r) {
     using C = const OpContext<B>&;
     const std::string domain = "ai.onnx.preview.training";
@@ -925,6 +978,7 @@ const OpRegistry<B>& OpRegistry<B>::instance() {
         detail::register_nn(r);
         detail::register_control_flow(r);
         detail::register_random(r);
+        detail::register_sequence(r);
         detail::register_training(r);
         return r;
     }();

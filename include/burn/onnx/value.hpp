@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// burn::onnx::Value<B>: one tensor flowing through an ONNX graph. It holds a float, int or bool
-// primitive of the backend B (dynamic rank: the shape is the primitive's) and the ONNX element
-// type it stands for, so that an int32 or float64 output converts back to its own type. Values
-// compute in the backend's float, int and bool kinds.
+// burn::onnx::Value<B>: one value flowing through an ONNX graph. Usually a tensor: a float, int or
+// bool primitive of the backend B (dynamic rank: the shape is the primitive's) and the ONNX
+// element type it stands for, so that an int32 or float64 output converts back to its own type.
+// Values compute in the backend's float, int and bool kinds. It may also be a sequence of tensors
+// of one element type (ONNX's seq(tensor)) or an empty optional; an optional holding an element
+// is that element itself.
 //
 //   auto v = Value<B>::from_data(TensorData::from<float>({1, 2}), ElemType::Float, device);
 //   TensorData out = v.to_data();   // f32 again
@@ -46,6 +48,16 @@ public:
         check_type(is_int_type(t), "an int primitive");
     }
     Value(Bool, M p) : prim_(BoolBox{std::move(p)}), type_(ElemType::Bool) {}
+    /// A sequence of tensors of element type `elem` (every item must be a tensor of that type).
+    static Value sequence(std::vector<Value> items, ElemType elem) {
+        for (const auto& v : items)
+            if (!v.is_tensor() || v.type() != elem)
+                ::burn::detail::fail("onnx::Value: a sequence of ", elem_type_name(elem),
+                                     " tensors cannot hold ", v.describe());
+        return Value(SeqBox{std::move(items)}, elem);
+    }
+    /// An empty optional; `elem` is the declared element type, or Undefined.
+    static Value none(ElemType elem = ElemType::Undefined) { return Value(NoneBox{}, elem); }
 
     /// A value from host data; `type` is the ONNX type it stands for.
     static Value from_data(const TensorData& d, ElemType type, const Device& device) {
@@ -61,19 +73,67 @@ public:
         return from_data(d.data, d.type, device);
     }
 
-    ValueKind kind() const { return static_cast<ValueKind>(prim_.index()); }
-    ElemType type() const { return type_; }
-    bool is_float() const { return kind() == ValueKind::Float; }
-    bool is_int() const { return kind() == ValueKind::Int; }
-    bool is_bool() const { return kind() == ValueKind::Bool; }
+    /// A value from host data: a tensor, a sequence of tensors or an empty optional.
+    static Value from_value_data(const ValueData& d, const Device& device) {
+        switch (d.kind) {
+            case ValueData::Kind::Tensor:
+                if (d.items.size() != 1)
+                    ::burn::detail::fail("onnx::Value: tensor data must have one item, got ",
+                                         d.items.size());
+                return from_typed(d.items.front(), device);
+            case ValueData::Kind::Sequence: {
+                std::vector<Value> items;
+                for (const auto& t : d.items) items.push_back(from_typed(t, device));
+                return sequence(std::move(items), d.elem);
+            }
+            case ValueData::Kind::None: break;
+        }
+        return none(d.elem);
+    }
+    /// Host data of any value (to_data() is for tensors).
+    ValueData to_value_data() const {
+        ValueData d;
+        d.elem = type_;
+        if (is_none()) {
+            d.kind = ValueData::Kind::None;
+        } else if (is_sequence()) {
+            d.kind = ValueData::Kind::Sequence;
+            for (const auto& v : items()) d.items.push_back(v.to_typed());
+        } else {
+            d.items.push_back(to_typed());
+        }
+        return d;
+    }
 
-    /// Calls `fn(K{}, prim)` with the kind tag (burn::Float, Int or Bool) and the primitive.
+    /// The kind of a tensor (burn::Error for a sequence or an empty optional).
+    ValueKind kind() const {
+        if (!is_tensor()) not_a_tensor();
+        return static_cast<ValueKind>(prim_.index());
+    }
+    /// The element type (of the items, for a sequence).
+    ElemType type() const { return type_; }
+    bool is_tensor() const { return prim_.index() < 3; }
+    bool is_sequence() const { return prim_.index() == 3; }
+    bool is_none() const { return prim_.index() == 4; }
+    /// A sequence's tensors (burn::Error for any other value).
+    const std::vector<Value>& items() const {
+        if (!is_sequence())
+            ::burn::detail::fail("onnx::Value: expected a sequence, got ", describe());
+        return std::get<3>(prim_).items;
+    }
+    bool is_float() const { return prim_.index() == 0; }
+    bool is_int() const { return prim_.index() == 1; }
+    bool is_bool() const { return prim_.index() == 2; }
+
+    /// Calls `fn(K{}, prim)` with the kind tag (burn::Float, Int or Bool) and the primitive of a
+    /// tensor (burn::Error for a sequence or an empty optional).
     template <class Fn>
     decltype(auto) visit(Fn&& fn) const {
         switch (prim_.index()) {
             case 0: return fn(Float{}, std::get<0>(prim_).p);
             case 1: return fn(Int{}, std::get<1>(prim_).p);
-            default: return fn(Bool{}, std::get<2>(prim_).p);
+            case 2: return fn(Bool{}, std::get<2>(prim_).p);
+            default: not_a_tensor();
         }
     }
     /// The same type, another primitive of the same kind (from visit's lambdas).
@@ -92,7 +152,14 @@ public:
         return visit([](auto k, const auto& p) { return KindOps<B, decltype(k)>::shape(p); });
     }
     std::size_t rank() const { return shape().rank(); }
+    /// The device of a tensor, of a sequence's first tensor; the default device for an empty
+    /// sequence or optional.
     Device device() const {
+        if (is_sequence()) {
+            const auto& v = std::get<3>(prim_).items;
+            return v.empty() ? Device{} : v.front().device();
+        }
+        if (is_none()) return Device{};
         return visit([](auto k, const auto& p) { return KindOps<B, decltype(k)>::device(p); });
     }
 
@@ -136,8 +203,13 @@ public:
             visit([](auto k, const auto& p) { return KindOps<B, decltype(k)>::into_data(p); });
         return d.to_vec<double>();
     }
-    /// "float[2, 3]", for messages.
+    /// "float[2, 3]", "seq(float) of 2 tensors", "optional(float) without a value": for messages.
     std::string describe() const {
+        if (is_sequence())
+            return "seq(" + std::string(elem_type_name(type_)) + ") of " +
+                   std::to_string(std::get<3>(prim_).items.size()) + " tensors";
+        if (is_none())
+            return "optional(" + std::string(elem_type_name(type_)) + ") without a value";
         return std::string(elem_type_name(type_)) + shape().to_string();
     }
 
@@ -151,12 +223,21 @@ private:
     struct BoolBox {
         M p;
     };
+    struct SeqBox {
+        std::vector<Value> items;
+    };
+    struct NoneBox {};
+    Value(SeqBox b, ElemType t) : prim_(std::move(b)), type_(t) {}
+    Value(NoneBox b, ElemType t) : prim_(b), type_(t) {}
+    [[noreturn]] void not_a_tensor() const {
+        ::burn::detail::fail("onnx: expected a tensor, got ", describe());
+    }
     void check_type(bool ok, const char* what) const {
         if (!ok)
             ::burn::detail::fail("onnx::Value: element type ", elem_type_name(type_),
                                  " cannot be held by ", what);
     }
-    std::variant<FloatBox, IntBox, BoolBox> prim_;
+    std::variant<FloatBox, IntBox, BoolBox, SeqBox, NoneBox> prim_;
     ElemType type_;
 };
 
