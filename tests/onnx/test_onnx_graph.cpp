@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // burn::onnx::Graph<Cpu<float>> on small models built here with the ONNX protobuf API: results,
-// run-time shape chains, types, and the errors of bad files, bad graphs and bad inputs.
+// run-time shape chains, types, sequences, the errors of bad files, bad graphs and bad inputs, and
+// the ops that the ONNX 1.12 suite does not test, against PyTorch fixtures (onnx_ops.json).
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "burn/backend/cpu.hpp"
 #include "burn/onnx/graph.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -929,4 +934,88 @@ TEST(OnnxGraphSequences, SequenceInputsAndErrors) {
             graph2.run({TensorData(std::vector<float>{1, 2}, Shape{2})});
         },
         {"relu_of_seq", "got seq(float) of 2 tensors"});
+}
+
+// --------------------------------------------------------- ops outside the ONNX 1.12 suite
+
+// LpPool, GlobalLpPool, LpNormalization, MaxRoiPool and opset 18's GroupNormalization, Col2Im,
+// CenterCropPad and Bitwise ops: one-node models built from tests/fixtures/onnx_ops.json
+// (gen_onnx_ops.py: outputs from PyTorch), run through the registry, outputs compared.
+TEST(OnnxGraphFixtures, OpsOutsideTheSuiteMatchPyTorch) {
+    const auto names = burn::testing::fixture_case_list("onnx_ops", "cases");
+    ASSERT_FALSE(names.empty());
+    for (const auto& name : names) {
+        SCOPED_TRACE(name);
+        const auto& c = burn::testing::fixture("onnx_ops", name);
+        const auto& p = c.at("params");
+        auto m = make_model(p.at("opset").get<int>());
+        auto* g = m.mutable_graph();
+        std::vector<std::string> order = p.at("order").get<std::vector<std::string>>();
+        std::vector<TensorData> inputs;
+        auto* node = add_node(g, p.at("op").get<std::string>(), order, {"y"}, "n");
+        for (const auto& in : order) {
+            TensorData d = burn::testing::fixture_data(c.at("inputs").at(in));
+            std::string type = d.dtype == burn::DType::F64 ? "float" : "int64";
+            if (p.at("types").contains(in)) type = p.at("types").at(in).get<std::string>();
+            const std::map<std::string, std::pair<int, burn::DType>> types{
+                {"float", {::onnx::TensorProto::FLOAT, burn::DType::F32}},
+                {"int64", {::onnx::TensorProto::INT64, burn::DType::I64}},
+                {"int32", {::onnx::TensorProto::INT32, burn::DType::I32}},
+                {"uint8", {::onnx::TensorProto::UINT8, burn::DType::U8}}};
+            const auto& [elem, dtype] = types.at(type);
+            std::vector<std::int64_t> dims(d.shape.begin(), d.shape.end());
+            add_value(g->mutable_input(), in, elem, dims);
+            inputs.push_back(d.convert(dtype));
+        }
+        for (const auto& [key, v] : p.at("attrs").items()) {
+            auto* a = node->add_attribute();
+            a->set_name(key);
+            if (v.is_array()) {
+                a->set_type(::onnx::AttributeProto::INTS);
+                for (const auto& e : v) a->add_ints(e.get<std::int64_t>());
+            } else if (v.is_number_integer()) {
+                a->set_type(::onnx::AttributeProto::INT);
+                a->set_i(v.get<std::int64_t>());
+            } else {
+                a->set_type(::onnx::AttributeProto::FLOAT);
+                a->set_f(v.get<float>());
+            }
+        }
+        const TensorData want = burn::testing::fixture_data(c.at("outputs").at("y"));
+        add_value(g->mutable_output(), "y", ::onnx::TensorProto::UNDEFINED, {});
+        const auto out = Graph<B>::from_bytes(bytes_of(m)).run(inputs);
+        ASSERT_EQ(out.size(), 1u);
+        EXPECT_EQ(out[0].shape, want.shape);
+        const auto got = out[0].to_vec<double>(), exp = want.to_vec<double>();
+        ASSERT_EQ(got.size(), exp.size());
+        for (std::size_t i = 0; i < got.size(); ++i)
+            EXPECT_NEAR(got[i], exp[i], 1e-5 + 1e-5 * std::abs(exp[i])) << "element " << i;
+    }
+}
+
+// Multinomial draws follow the softmax of its input: 20000 draws per row land in each class
+// with the softmax's frequency (within 4 standard deviations); int32 by default.
+TEST(OnnxGraphFixtures, MultinomialFollowsTheSoftmax) {
+    auto m = make_model(13);
+    auto* g = m.mutable_graph();
+    add_value(g->mutable_input(), "logits", ::onnx::TensorProto::FLOAT, {2, 3});
+    add_int_attr(add_node(g, "Multinomial", {"logits"}, {"y"}), "sample_size", 20000);
+    add_value(g->mutable_output(), "y", ::onnx::TensorProto::INT32, {2, 20000});
+    const std::vector<float> logits{0.0f, 1.0f, 2.0f, 3.0f, -1.0f, 3.0f};
+    B::seed(7);
+    const auto out = Graph<B>::from_bytes(bytes_of(m)).run({TensorData(logits, Shape{2, 3})});
+    ASSERT_EQ(out[0].dtype, burn::DType::I32);
+    const auto v = out[0].to_vec<std::int64_t>();
+    for (std::size_t r = 0; r < 2; ++r) {
+        double z = 0;
+        for (std::size_t k = 0; k < 3; ++k) z += std::exp(logits[r * 3 + k]);
+        for (std::size_t k = 0; k < 3; ++k) {
+            const double p = std::exp(logits[r * 3 + k]) / z;
+            const auto hits = std::count(v.begin() + static_cast<std::ptrdiff_t>(r * 20000),
+                                         v.begin() + static_cast<std::ptrdiff_t>((r + 1) * 20000),
+                                         static_cast<std::int64_t>(k));
+            EXPECT_NEAR(static_cast<double>(hits) / 20000, p, 4 * std::sqrt(p * (1 - p) / 20000))
+                << "row " << r << " class " << k;
+        }
+    }
 }

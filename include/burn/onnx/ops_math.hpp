@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "burn/onnx/ops_common.hpp"
@@ -809,6 +810,40 @@ Value<B> det(const Value<B>& x) {
     for (std::size_t i = 0; i + 2 < s.rank(); ++i) os.push_back(s[i]);
     return Value<B>::from_data(TensorData(out, os).convert(storage_dtype(x.type())), x.type(),
                                x.device());
+}
+
+/// BitwiseAnd, BitwiseOr, BitwiseXor (op '&', '|', '^') and BitwiseNot ('~', b absent) of
+/// integer tensors, broadcast, on the host; results wrap to the element type's width.
+template <class B>
+Value<B> bitwise(const Value<B>& a, const OptValue<B>& b, char op) {
+    const char* name = op == '&'   ? "BitwiseAnd"
+                       : op == '|' ? "BitwiseOr"
+                       : op == '^' ? "BitwiseXor"
+                                   : "BitwiseNot";
+    if (!a.is_int() || (b && !b->is_int()))
+        detail::fail(name, "inputs must be integers, got ", a.describe(),
+                     b ? " and " + b->describe() : std::string());
+    if (b && b->type() != a.type())
+        detail::fail(name, "inputs must have one type, got ", a.describe(), " and ", b->describe());
+    Value<B> x = a, y = a;
+    if (b) std::tie(x, y) = detail::broadcast(a, *b, name);
+    std::vector<std::int64_t> u = x.to_ints();
+    const std::vector<std::int64_t> v = b ? y.to_ints() : std::vector<std::int64_t>{};
+    const ElemType t = a.type();
+    const int bits = t == ElemType::Int8 || t == ElemType::UInt8     ? 8
+                     : t == ElemType::Int16 || t == ElemType::UInt16 ? 16
+                     : t == ElemType::Int32 || t == ElemType::UInt32 ? 32
+                                                                     : 64;
+    const bool is_unsigned = t == ElemType::UInt8 || t == ElemType::UInt16 || t == ElemType::UInt32;
+    for (std::size_t i = 0; i < u.size(); ++i) {
+        std::int64_t r = op == '&'   ? (u[i] & v[i])
+                         : op == '|' ? (u[i] | v[i])
+                         : op == '^' ? (u[i] ^ v[i])
+                                     : ~u[i];
+        if (is_unsigned) r &= static_cast<std::int64_t>((std::uint64_t(1) << bits) - 1);
+        u[i] = r;
+    }
+    return Value<B>::from_data(TensorData(u, x.shape()).convert(storage_dtype(t)), t, a.device());
 }
 
 }  // namespace burn::onnx::ops

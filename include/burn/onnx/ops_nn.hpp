@@ -1014,4 +1014,84 @@ Value<B> window(const Value<B>& size, bool periodic, double a0, double a1, doubl
     return type == ElemType::Float ? v : ops::cast(v, type);
 }
 
+/// LpNormalization: x / ||x||_p along axis (p = 1 or 2; a zero norm gives inf or NaN, as ONNX's
+/// reference).
+template <class B>
+Value<B> lp_normalization(const Value<B>& x, std::int64_t axis, std::int64_t p) {
+    if (p != 1 && p != 2) detail::fail("LpNormalization", "p must be 1 or 2, got ", p);
+    const Shape s = x.shape();
+    const std::size_t a = detail::norm_axis(axis, s.rank(), "LpNormalization");
+    auto t = detail::require_float(x, "LpNormalization");
+    auto norm = p == 1 ? B::float_sum_dim(B::float_abs(t), a)
+                       : B::float_sqrt(B::float_sum_dim(B::float_mul(t, t), a));
+    return Value<B>(Float{}, B::float_div(t, B::float_expand(norm, s)), x.type());
+}
+
+/// LpPool: (sum of |x|^p over each window)^(1/p), padding counting as zeros.
+template <class B>
+Value<B> lp_pool(const Value<B>& x, WindowAttrs at, double p) {
+    if (!(p > 0)) detail::fail("LpPool", "p must be positive, got ", p);
+    auto t = detail::require_float(x, "LpPool");
+    std::size_t k = 1;
+    for (auto d : at.kernel_shape) k *= static_cast<std::size_t>(std::max<std::int64_t>(d, 0));
+    at.count_include_pad = true;
+    const Value<B> powed(Float{}, B::float_powf_scalar(B::float_abs(t), p), x.type());
+    auto sums = B::float_mul_scalar(average_pool(powed, at).float_prim(), static_cast<double>(k));
+    return Value<B>(Float{}, B::float_powf_scalar(sums, 1.0 / p), x.type());
+}
+
+/// GlobalLpPool: (sum of |x|^p over the spatial dims)^(1/p), kept as size-1 dims.
+template <class B>
+Value<B> global_lp_pool(const Value<B>& x, double p) {
+    const Shape s = x.shape();
+    if (s.rank() < 2) detail::fail("GlobalLpPool", "input must be [N, C, ...], got ", x.describe());
+    if (!(p > 0)) detail::fail("GlobalLpPool", "p must be positive, got ", p);
+    auto t = B::float_powf_scalar(B::float_abs(detail::require_float(x, "GlobalLpPool")), p);
+    for (std::size_t d = 2; d < s.rank(); ++d) t = B::float_sum_dim(t, d);
+    return Value<B>(Float{}, B::float_powf_scalar(t, 1.0 / p), x.type());
+}
+
+/// GroupNormalization: x [N, C, ...] normalised over each group of C / num_groups channels (and
+/// the spatial dims), then scaled and shifted. scale and bias have one value per group (opset 18)
+/// or per channel (opset 21).
+template <class B>
+Value<B> group_norm(const Value<B>& x, const Value<B>& scale, const Value<B>& bias,
+                    std::int64_t num_groups, double epsilon) {
+    const Shape s = x.shape();
+    if (s.rank() < 2)
+        detail::fail("GroupNormalization", "input must be [N, C, ...], got ", x.describe());
+    const std::size_t c = s[1];
+    if (num_groups <= 0 || c % static_cast<std::size_t>(num_groups) != 0)
+        detail::fail("GroupNormalization", "num_groups ", num_groups, " must divide the ", c,
+                     " channels of ", x.describe());
+    const auto g = static_cast<std::size_t>(num_groups);
+    auto t = detail::require_float(x, "GroupNormalization");
+    const Shape gs{s[0], g, detail::dims_product(s, 1, s.rank()) / g};
+    auto xr = B::float_reshape(t, gs);
+    auto m = B::float_mean_dim(xr, 2);
+    auto centered = B::float_sub(xr, B::float_expand(m, gs));
+    auto v = B::float_mean_dim(B::float_mul(centered, centered), 2);
+    auto y = B::float_reshape(
+        B::float_div(centered, B::float_expand(B::float_sqrt(B::float_add_scalar(v, epsilon)), gs)),
+        s);
+    // Per-group parameters repeat over the group's channels.
+    auto per_channel = [&](const Value<B>& w, const char* what) {
+        const std::size_t n = w.shape().num_elements();
+        if (n != c && n != g)
+            detail::fail("GroupNormalization", what, " ", w.describe(), " must have ", g,
+                         " (groups) or ", c, " (channels) values");
+        auto f = B::float_reshape(detail::require_float(w, "GroupNormalization", what), Shape{n});
+        if (n == g && g != c) {
+            std::vector<std::int64_t> idx(c);
+            for (std::size_t i = 0; i < c; ++i) idx[i] = static_cast<std::int64_t>(i / (c / g));
+            f = B::float_select(f, 0, detail::ints_value<B>(idx, x.device()).int_prim());
+        }
+        Shape cs(std::vector<std::size_t>(s.rank(), 1));
+        cs[1] = c;
+        return B::float_expand(B::float_reshape(f, cs), s);
+    };
+    y = B::float_add(B::float_mul(y, per_channel(scale, "scale")), per_channel(bias, "bias"));
+    return Value<B>(Float{}, y, x.type());
+}
+
 }  // namespace burn::onnx::ops

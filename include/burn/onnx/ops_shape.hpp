@@ -854,4 +854,106 @@ std::vector<Value<B>> unique(const Value<B>& x, std::optional<std::int64_t> axis
     return out;
 }
 
+/// Col2Im (opset 18): the blocks of x [N, C * prod(block_shape), L] summed into images
+/// [N, C, image_shape...] (the inverse of an im2col with these dilations, pads and strides:
+/// PyTorch's fold). One scatter-add over a host-computed index table; positions in the padding go
+/// to a spare slot that is dropped.
+template <class B>
+Value<B> col2im(const Value<B>& x, const std::vector<std::int64_t>& image_shape,
+                const std::vector<std::int64_t>& block_shape, std::vector<std::int64_t> dilations,
+                std::vector<std::int64_t> pads, std::vector<std::int64_t> strides) {
+    const Shape s = x.shape();
+    const std::size_t d = image_shape.size();
+    if (s.rank() != 3) detail::fail("Col2Im", "input must be [N, C * K, L], got ", x.describe());
+    if (d == 0 || block_shape.size() != d)
+        detail::fail("Col2Im", "image_shape and block_shape must have one length, got ",
+                     image_shape.size(), " and ", block_shape.size());
+    if (dilations.empty()) dilations.assign(d, 1);
+    if (strides.empty()) strides.assign(d, 1);
+    if (pads.empty()) pads.assign(2 * d, 0);
+    if (dilations.size() != d || strides.size() != d || pads.size() != 2 * d)
+        detail::fail("Col2Im", "dilations, strides and pads must have ", d, ", ", d, " and ", 2 * d,
+                     " values");
+    std::size_t k = 1, image = 1, blocks = 1;
+    std::vector<std::size_t> nblk(d);
+    for (std::size_t i = 0; i < d; ++i) {
+        if (image_shape[i] <= 0 || block_shape[i] <= 0 || dilations[i] <= 0 || strides[i] <= 0)
+            detail::fail("Col2Im",
+                         "image_shape, block_shape, dilations and strides must be "
+                         "positive");
+        const std::int64_t span = dilations[i] * (block_shape[i] - 1) + 1;
+        const std::int64_t room = image_shape[i] + pads[i] + pads[i + d] - span;
+        if (room < 0)
+            detail::fail("Col2Im", "a block of ", span, " spans more than the padded image dim ",
+                         i);
+        nblk[i] = static_cast<std::size_t>(room / strides[i] + 1);
+        k *= static_cast<std::size_t>(block_shape[i]);
+        image *= static_cast<std::size_t>(image_shape[i]);
+        blocks *= nblk[i];
+    }
+    if (s[1] % k != 0 || s[2] != blocks)
+        detail::fail("Col2Im", "input ", x.describe(), " must be [N, C * ", k, ", ", blocks,
+                     "] for these image and block shapes");
+    const std::size_t n = s[0], c = s[1] / k;
+    std::vector<std::int64_t> idx(k * blocks);
+    std::vector<std::size_t> kk(d), bb(d);
+    for (std::size_t kf = 0; kf < k; ++kf) {
+        for (std::size_t i = d, r = kf; i-- > 0;) {
+            kk[i] = r % static_cast<std::size_t>(block_shape[i]);
+            r /= static_cast<std::size_t>(block_shape[i]);
+        }
+        for (std::size_t bf = 0; bf < blocks; ++bf) {
+            for (std::size_t i = d, r = bf; i-- > 0;) {
+                bb[i] = r % nblk[i];
+                r /= nblk[i];
+            }
+            std::int64_t at = 0;
+            bool inside = true;
+            for (std::size_t i = 0; i < d; ++i) {
+                const std::int64_t o = static_cast<std::int64_t>(bb[i]) * strides[i] - pads[i] +
+                                       static_cast<std::int64_t>(kk[i]) * dilations[i];
+                inside = inside && o >= 0 && o < image_shape[i];
+                at = at * image_shape[i] + o;
+            }
+            idx[kf * blocks + bf] = inside ? at : static_cast<std::int64_t>(image);
+        }
+    }
+    const auto dev = x.device();
+    auto t = B::float_reshape(detail::require_float(x, "Col2Im"), Shape{n, c, k * blocks});
+    auto ix = B::int_expand(
+        B::int_reshape(detail::ints_value<B>(idx, dev).int_prim(), Shape{1, 1, k * blocks}),
+        Shape{n, c, k * blocks});
+    auto out = B::float_scatter(2, B::float_zeros(Shape{n, c, image + 1}, dev), ix, t);
+    if (B::float_dtype(out) != B::float_dtype(t)) out = B::float_cast(out, B::float_dtype(t));
+    std::vector<SliceRange> keep{{0, n, 1}, {0, c, 1}, {0, image, 1}};
+    Shape os{n, c};
+    for (auto v : image_shape) os.push_back(static_cast<std::size_t>(v));
+    return Value<B>(Float{}, B::float_reshape(B::float_slice(out, keep), os), x.type());
+}
+
+/// CenterCropPad (opset 18): each of `axes` (default all) cropped or zero-padded to `shape`
+/// around its centre (the extra element of an odd difference at the end).
+template <class B>
+Value<B> center_crop_pad(const Value<B>& x, const std::vector<std::int64_t>& shape,
+                         std::vector<std::int64_t> axes) {
+    const Shape s = x.shape();
+    if (axes.empty())
+        for (std::size_t i = 0; i < s.rank(); ++i) axes.push_back(static_cast<std::int64_t>(i));
+    if (shape.size() != axes.size())
+        detail::fail("CenterCropPad", "shape has ", shape.size(), " values for ", axes.size(),
+                     " axes");
+    const auto ax = detail::norm_axes(axes, s.rank(), "CenterCropPad");
+    std::vector<std::int64_t> begins(s.rank(), 0), ends(s.rank(), 0);
+    for (std::size_t j = 0; j < axes.size(); ++j) {
+        const std::size_t a = detail::norm_axis(axes[j], s.rank(), "CenterCropPad");
+        const auto have = static_cast<std::int64_t>(s[a]), want = shape[j];
+        if (want < 0) detail::fail("CenterCropPad", "negative size ", want);
+        const std::int64_t diff = want - have;  // > 0 pads, < 0 crops
+        const std::int64_t before = diff >= 0 ? diff / 2 : -((-diff) / 2);
+        begins[a] = before;
+        ends[a] = diff - before;
+    }
+    return detail::pad_constant(x, begins, ends, 0.0);
+}
+
 }  // namespace burn::onnx::ops

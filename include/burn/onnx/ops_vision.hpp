@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <string_view>
@@ -368,6 +369,56 @@ Value<B> non_max_suppression(const Value<B>& boxes, const Value<B>& scores,
             }
         }
     return Value<B>::from_data(TensorData(rows, Shape{count, 3}), ElemType::Int64, boxes.device());
+}
+
+/// MaxRoiPool: for each region [batch, x1, y1, x2, y2] (scaled by spatial_scale and rounded),
+/// pooled_h x pooled_w bins, each the maximum of its pixels (0 for an empty bin), as Caffe's and
+/// ONNX Runtime's ROI pooling.
+template <class B>
+Value<B> max_roi_pool(const Value<B>& x, const Value<B>& rois, std::int64_t pooled_h,
+                      std::int64_t pooled_w, double spatial_scale) {
+    const Shape xs = x.shape(), rs = rois.shape();
+    if (xs.rank() != 4)
+        detail::fail("MaxRoiPool", "X must be 4-D [N, C, H, W], got ", x.describe());
+    if (rs.rank() != 2 || rs[1] != 5)
+        detail::fail("MaxRoiPool", "rois must be [num_rois, 5], got ", rois.describe());
+    if (pooled_h <= 0 || pooled_w <= 0)
+        detail::fail("MaxRoiPool", "pooled_shape must be positive, got ", pooled_h, "x", pooled_w);
+    detail::require_float(x, "MaxRoiPool", "X");
+    const std::size_t nb = xs[0], ch = xs[1], hh = xs[2], ww = xs[3], nr = rs[0];
+    const auto ph = static_cast<std::size_t>(pooled_h), pw = static_cast<std::size_t>(pooled_w);
+    const std::vector<double> xv = x.to_doubles(), rv = rois.to_doubles();
+    std::vector<double> out(nr * ch * ph * pw, 0.0);
+    auto clip = [](double v, std::size_t hi) {
+        return static_cast<std::size_t>(std::clamp(v, 0.0, static_cast<double>(hi)));
+    };
+    for (std::size_t r = 0; r < nr; ++r) {
+        const double* q = rv.data() + r * 5;
+        if (!(q[0] >= 0 && q[0] < static_cast<double>(nb)))
+            detail::fail("MaxRoiPool", "batch index ", q[0], " of region ", r,
+                         " is out of range for ", nb, " images");
+        const auto b = static_cast<std::size_t>(q[0]);
+        const double x1 = std::round(q[1] * spatial_scale), y1 = std::round(q[2] * spatial_scale);
+        const double x2 = std::round(q[3] * spatial_scale), y2 = std::round(q[4] * spatial_scale);
+        const double bh = std::max(y2 - y1 + 1, 1.0) / static_cast<double>(ph);
+        const double bw = std::max(x2 - x1 + 1, 1.0) / static_cast<double>(pw);
+        for (std::size_t i = 0; i < ph; ++i)
+            for (std::size_t j = 0; j < pw; ++j) {
+                const std::size_t hs = clip(std::floor(static_cast<double>(i) * bh) + y1, hh);
+                const std::size_t he = clip(std::ceil(static_cast<double>(i + 1) * bh) + y1, hh);
+                const std::size_t ws = clip(std::floor(static_cast<double>(j) * bw) + x1, ww);
+                const std::size_t we = clip(std::ceil(static_cast<double>(j + 1) * bw) + x1, ww);
+                for (std::size_t c = 0; c < ch; ++c) {
+                    const double* img = xv.data() + (b * ch + c) * hh * ww;
+                    double best = -std::numeric_limits<double>::infinity();
+                    for (std::size_t y = hs; y < he; ++y)
+                        for (std::size_t xx = ws; xx < we; ++xx)
+                            best = std::max(best, img[y * ww + xx]);
+                    out[((r * ch + c) * ph + i) * pw + j] = he > hs && we > ws ? best : 0.0;
+                }
+            }
+    }
+    return detail::host_float_value<B>(out, Shape{nr, ch, ph, pw}, x.type(), x.device());
 }
 
 }  // namespace burn::onnx::ops

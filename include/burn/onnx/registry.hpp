@@ -6,6 +6,8 @@
 // front end gives them (OpContext::subgraphs).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -248,6 +250,15 @@ void register_elementwise(OpRegistry<B>& r) {
     BURN_ONNX_UNARY("Not", logical_not)
     BURN_ONNX_UNARY("IsNaN", is_nan)
 #undef BURN_ONNX_UNARY
+    r.add(
+        "BitwiseAnd", [](C c) { return one<B>(ops::bitwise(c.in(0), c.opt(1), '&')); }, 18);
+    r.add(
+        "BitwiseOr", [](C c) { return one<B>(ops::bitwise(c.in(0), c.opt(1), '|')); }, 18);
+    r.add(
+        "BitwiseXor", [](C c) { return one<B>(ops::bitwise(c.in(0), c.opt(1), '^')); }, 18);
+    r.add(
+        "BitwiseNot", [](C c) { return one<B>(ops::bitwise(c.in(0), ops::OptValue<B>{}, '~')); },
+        18);
     r.add("Einsum",
           [](C c) { return one<B>(ops::einsum(c.node.attr_string("equation", ""), c.all())); });
     r.add(
@@ -492,6 +503,21 @@ void register_shape(OpRegistry<B>& r) {
         11);
     r.add(
         "Det", [](C c) { return one<B>(ops::det(c.in(0))); }, 11);
+    r.add(
+        "Col2Im",
+        [](C c) {
+            return one<B>(ops::col2im(c.in(0), c.req_ints(1, "image_shape"),
+                                      c.req_ints(2, "block_shape"), c.node.attr_ints("dilations"),
+                                      c.node.attr_ints("pads"), c.node.attr_ints("strides")));
+        },
+        18);
+    r.add(
+        "CenterCropPad",
+        [](C c) {
+            return one<B>(
+                ops::center_crop_pad(c.in(0), c.req_ints(1, "shape"), c.node.attr_ints("axes")));
+        },
+        18);
     r.add("DepthToSpace", [](C c) {
         return one<B>(ops::depth_to_space(c.in(0), c.node.require_int("blocksize"),
                                           c.node.attr_string("mode", "DCR")));
@@ -589,6 +615,36 @@ void register_nn(OpRegistry<B>& r) {
     r.add("InstanceNormalization", [](C c) {
         return one<B>(
             ops::instance_norm(c.in(0), c.in(1), c.in(2), c.node.attr_float("epsilon", 1e-5f)));
+    });
+    r.add("LpNormalization", [](C c) {
+        return one<B>(
+            ops::lp_normalization(c.in(0), c.node.attr_int("axis", -1), c.node.attr_int("p", 2)));
+    });
+    r.add("LpPool", [](C c) {
+        return one<B>(ops::lp_pool(c.in(0), window_attrs(c.node),
+                                   static_cast<double>(c.opset < 2 ? c.node.attr_float("p", 2.0f)
+                                                                   : c.node.attr_int("p", 2))));
+    });
+    r.add("GlobalLpPool", [](C c) {
+        return one<B>(ops::global_lp_pool(
+            c.in(0), static_cast<double>(c.opset < 2 ? c.node.attr_float("p", 2.0f)
+                                                     : c.node.attr_int("p", 2))));
+    });
+    r.add(
+        "GroupNormalization",
+        [](C c) {
+            return one<B>(ops::group_norm(c.in(0), c.in(1), c.in(2),
+                                          c.node.require_int("num_groups"),
+                                          c.node.attr_float("epsilon", 1e-5f)));
+        },
+        18);
+    r.add("MaxRoiPool", [](C c) {
+        const auto pooled = c.node.attr_ints("pooled_shape");
+        if (pooled.size() != 2)
+            ::burn::detail::fail("onnx: ", c.node.describe(),
+                                 ": pooled_shape must hold 2 values, got ", pooled.size());
+        return one<B>(ops::max_roi_pool(c.in(0), c.in(1), pooled[0], pooled[1],
+                                        c.node.attr_float("spatial_scale", 1.0f)));
     });
     r.add("MeanVarianceNormalization", [](C c) {
         return one<B>(ops::mean_variance_norm(c.in(0), c.node.attr_ints("axes", {0, 2, 3})));
@@ -822,6 +878,50 @@ void register_random(OpRegistry<B>& r) {
         const auto t = is_float_type(c.in(0).type()) ? c.in(0).type() : ElemType::Float;
         return draw(c, c.in(0).shape(), dtype(c, t), true);
     });
+    r.add(
+        "Multinomial",
+        [](C c) {
+            // sample_size draws per row of unnormalised log-probabilities [batch, classes].
+            const Value<B>& x = c.in(0);
+            const Shape s = x.shape();
+            if (s.rank() != 2 || s[1] == 0)
+                ::burn::detail::fail("onnx: ", c.node.describe(),
+                                     ": input must be [batch, classes], got ", x.describe());
+            ops::detail::require_float(x, "Multinomial");
+            const std::int64_t n = c.node.attr_int("sample_size", 1);
+            if (n <= 0)
+                ::burn::detail::fail("onnx: ", c.node.describe(),
+                                     ": sample_size must be positive, got ", n);
+            const auto t = static_cast<ElemType>(c.node.attr_int("dtype", 6));
+            if (t != ElemType::Int32 && t != ElemType::Int64)
+                ::burn::detail::fail("onnx: ", c.node.describe(),
+                                     ": dtype must be int32 or int64, got ", elem_type_name(t));
+            const auto draws = static_cast<std::size_t>(n);
+            const std::vector<double> logits = x.to_doubles();
+            const std::vector<double> u =
+                Value<B>(
+                    Float{},
+                    B::float_random(Shape{s[0], draws}, Distribution::Uniform(0.0, 1.0), c.device),
+                    ElemType::Float)
+                    .to_doubles();
+            std::vector<std::int64_t> out(s[0] * draws);
+            std::vector<double> cdf(s[1]);
+            for (std::size_t b = 0; b < s[0]; ++b) {
+                const double* l = logits.data() + b * s[1];
+                const double top = *std::max_element(l, l + s[1]);
+                double acc = 0;
+                for (std::size_t k = 0; k < s[1]; ++k) cdf[k] = acc += std::exp(l[k] - top);
+                for (std::size_t j = 0; j < draws; ++j) {
+                    const double target = u[b * draws + j] * acc;
+                    const auto it = std::upper_bound(cdf.begin(), cdf.end(), target);
+                    out[b * draws + j] = std::min<std::int64_t>(
+                        it - cdf.begin(), static_cast<std::int64_t>(s[1] - 1));
+                }
+            }
+            return one<B>(Value<B>::from_data(
+                TensorData(out, Shape{s[0], draws}).convert(storage_dtype(t)), t, c.device));
+        },
+        7);
     r.add(
         "Bernoulli",
         [=](C c) {
