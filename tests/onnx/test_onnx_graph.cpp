@@ -938,9 +938,10 @@ TEST(OnnxGraphSequences, SequenceInputsAndErrors) {
 
 // --------------------------------------------------------- ops outside the ONNX 1.12 suite
 
-// LpPool, GlobalLpPool, LpNormalization, MaxRoiPool and opset 18's GroupNormalization, Col2Im,
-// CenterCropPad and Bitwise ops: one-node models built from tests/fixtures/onnx_ops.json
-// (gen_onnx_ops.py: outputs from PyTorch), run through the registry, outputs compared.
+// LpPool, GlobalLpPool, LpNormalization, MaxRoiPool, opset 18's GroupNormalization, Col2Im,
+// CenterCropPad and Bitwise ops, DeformConv, AffineGrid, GridSample's opset-20 modes and
+// RMSNormalization: one-node models built from tests/fixtures/onnx_ops.json (gen_onnx_ops.py:
+// outputs from PyTorch and torchvision), run through the registry, outputs compared.
 TEST(OnnxGraphFixtures, OpsOutsideTheSuiteMatchPyTorch) {
     const auto names = burn::testing::fixture_case_list("onnx_ops", "cases");
     ASSERT_FALSE(names.empty());
@@ -976,6 +977,9 @@ TEST(OnnxGraphFixtures, OpsOutsideTheSuiteMatchPyTorch) {
             } else if (v.is_number_integer()) {
                 a->set_type(::onnx::AttributeProto::INT);
                 a->set_i(v.get<std::int64_t>());
+            } else if (v.is_string()) {
+                a->set_type(::onnx::AttributeProto::STRING);
+                a->set_s(v.get<std::string>());
             } else {
                 a->set_type(::onnx::AttributeProto::FLOAT);
                 a->set_f(v.get<float>());

@@ -128,6 +128,13 @@ Value<B> full(const Shape& shape, double x, ElemType type, const typename B::Dev
     return Value<B>(Bool{}, B::int_not_equal_elem(B::int_full(shape, x != 0 ? 1 : 0, dev), 0));
 }
 
+/// A float value of `type` from host doubles.
+template <class B>
+Value<B> host_float_value(const std::vector<double>& v, const Shape& s, ElemType type,
+                          const typename B::Device& dev) {
+    return Value<B>::from_data(TensorData(v, s).convert(storage_dtype(type)), type, dev);
+}
+
 /// A host vector of int64 as an int64 value of shape [n].
 template <class B>
 Value<B> ints_value(const std::vector<std::int64_t>& v, const typename B::Device& dev,

@@ -1094,4 +1094,130 @@ Value<B> group_norm(const Value<B>& x, const Value<B>& scale, const Value<B>& bi
     return Value<B>(Float{}, y, x.type());
 }
 
+/// DeformConv (opset 19, 2-D): a deformable convolution as torchvision's deform_conv2d: offset
+/// [N, offset_group * kH * kW * 2, oH, oW] holds (dy, dx) pairs, the optional mask
+/// [N, offset_group * kH * kW, oH, oW] scales each sample. Asymmetric pads pad the input first.
+template <class B>
+Value<B> deform_conv(const Value<B>& x, const Value<B>& weight, const Value<B>& offset,
+                     const OptValue<B>& bias, const OptValue<B>& mask, const WindowAttrs& at,
+                     std::int64_t offset_group) {
+    const Shape s = x.shape(), ws = weight.shape();
+    if (s.rank() != 4 || ws.rank() != 4)
+        detail::fail("DeformConv", "input ", x.describe(), " and weight ", weight.describe(),
+                     " must both be 4-D (2-D deformable convolutions only)");
+    auto w = detail::resolve_window(
+        at, s, 2, {static_cast<std::int64_t>(ws[2]), static_cast<std::int64_t>(ws[3])},
+        "DeformConv");
+    if (at.group <= 0 || offset_group <= 0 || s[1] != ws[1] * static_cast<std::size_t>(at.group) ||
+        ws[0] % static_cast<std::size_t>(at.group) || s[1] % static_cast<std::size_t>(offset_group))
+        detail::fail("DeformConv", "channels do not match: input ", x.describe(), ", weight ",
+                     weight.describe(), ", group ", at.group, ", offset_group ", offset_group);
+    Value<B> in = x;
+    std::vector<std::size_t> padding(2, 0);
+    if (w.symmetric()) {
+        for (std::size_t i = 0; i < 2; ++i) padding[i] = static_cast<std::size_t>(w.begin[i]);
+    } else {
+        in = detail::pad_spatial(x, w, 0.0);
+    }
+    const Shape is = in.shape();
+    std::size_t out[2];
+    for (std::size_t i = 0; i < 2; ++i) {
+        const std::size_t span = w.dilation[i] * (ws[2 + i] - 1) + 1,
+                          room = is[2 + i] + 2 * padding[i];
+        if (room < span)
+            detail::fail("DeformConv", "the kernel spans ", span, " but the padded input dim ", i,
+                         " has ", room);
+        out[i] = (room - span) / w.stride[i] + 1;
+    }
+    const auto og = static_cast<std::size_t>(offset_group), kk = ws[2] * ws[3];
+    const Shape want_offset{s[0], 2 * og * kk, out[0], out[1]};
+    if (offset.shape() != want_offset)
+        detail::fail("DeformConv", "offset ", offset.describe(), " must be ", want_offset);
+    if (mask && mask->shape() != Shape{s[0], og * kk, out[0], out[1]})
+        detail::fail("DeformConv", "mask ", mask->describe(), " must be ",
+                     Shape{s[0], og * kk, out[0], out[1]});
+    if (bias && bias->shape().num_elements() != ws[0])
+        detail::fail("DeformConv", "bias ", bias->describe(), " must hold ", ws[0], " values");
+    std::optional<typename B::FloatTensor> bf, mf;
+    if (bias) bf = B::float_reshape(bias->to_float(), Shape{ws[0]});
+    if (mask) mf = mask->to_float();
+    DeformConvOptions<2> o;
+    o.stride = detail::arr<2>(w.stride);
+    o.padding = detail::arr<2>(padding);
+    o.dilation = detail::arr<2>(w.dilation);
+    o.weight_groups = static_cast<std::size_t>(at.group);
+    o.offset_groups = og;
+    auto y = B::deform_conv2d(detail::require_float(in, "DeformConv"),
+                              detail::require_float(offset, "DeformConv", "offset"),
+                              detail::require_float(weight, "DeformConv", "W"), mf, bf, o);
+    return Value<B>(Float{}, y, x.type());
+}
+
+/// AffineGrid (opset 20): the sampling grid [N, H, W, 2] (or [N, D, H, W, 3]) of the affine maps
+/// theta [N, 2, 3] (or [N, 3, 4]) over the normalised coordinates of an output of `size`, for
+/// GridSample; align_corners as there.
+template <class B>
+Value<B> affine_grid(const Value<B>& theta, const std::vector<std::int64_t>& size,
+                     bool align_corners) {
+    const Shape ts = theta.shape();
+    const std::size_t nd = size.size() == 4 ? 2 : size.size() == 5 ? 3 : 0;
+    if (nd == 0 || ts.rank() != 3 || ts[1] != nd || ts[2] != nd + 1 ||
+        static_cast<std::int64_t>(ts[0]) != size[0])
+        detail::fail(
+            "AffineGrid", "theta ", theta.describe(), " and size of ", size.size(),
+            " values must be [N, 2, 3] with [N, C, H, W] or [N, 3, 4] with [N, C, D, H, W]");
+    // Base points (x, y[, z], 1) in the order W fastest: [points, nd + 1].
+    std::vector<std::size_t> dims;  // spatial sizes, outermost first (D, H, W)
+    for (std::size_t i = 2; i < size.size(); ++i) {
+        if (size[i] <= 0) detail::fail("AffineGrid", "size must be positive, got ", size[i]);
+        dims.push_back(static_cast<std::size_t>(size[i]));
+    }
+    auto coord = [&](std::size_t i, std::size_t len) {
+        if (len == 1) return 0.0;
+        const double l = static_cast<double>(len), v = static_cast<double>(i);
+        return align_corners ? -1 + 2 * v / (l - 1) : (2 * v + 1) / l - 1;
+    };
+    std::size_t points = 1;
+    for (auto d : dims) points *= d;
+    std::vector<double> base(points * (nd + 1));
+    for (std::size_t p = 0; p < points; ++p) {
+        std::size_t rest = p;
+        std::vector<std::size_t> idx(nd);
+        for (std::size_t i = nd; i-- > 0;) {
+            idx[i] = rest % dims[i];
+            rest /= dims[i];
+        }
+        // (x, y, z): x runs along the last dim.
+        for (std::size_t c = 0; c < nd; ++c)
+            base[p * (nd + 1) + c] = coord(idx[nd - 1 - c], dims[nd - 1 - c]);
+        base[p * (nd + 1) + nd] = 1.0;
+    }
+    auto t = detail::require_float(theta, "AffineGrid", "theta");
+    const std::size_t n = ts[0];
+    auto b =
+        detail::host_float_value<B>(base, Shape{1, points, nd + 1}, theta.type(), theta.device())
+            .float_prim();
+    // grid[n] = base [points, nd + 1] x theta[n]^T [nd + 1, nd]
+    auto g =
+        B::float_matmul(B::float_expand(b, Shape{n, points, nd + 1}), B::float_swap_dims(t, 1, 2));
+    Shape os{n};
+    for (auto d : dims) os.push_back(d);
+    os.push_back(nd);
+    return Value<B>(Float{}, B::float_reshape(g, os), theta.type());
+}
+
+/// RMSNormalization (opset 23): x / sqrt(mean(x^2 over the dims from axis) + epsilon) * scale.
+template <class B>
+Value<B> rms_norm(const Value<B>& x, const Value<B>& scale, std::int64_t axis, double epsilon) {
+    const Shape s = x.shape();
+    const std::size_t a = detail::norm_axis(axis, s.rank(), "RMSNormalization");
+    auto t = detail::require_float(x, "RMSNormalization");
+    auto ms = B::float_mul(t, t);
+    for (std::size_t d = a; d < s.rank(); ++d) ms = B::float_mean_dim(ms, d);
+    auto y = B::float_div(t, B::float_expand(B::float_sqrt(B::float_add_scalar(ms, epsilon)), s));
+    auto sc = detail::require_float(scale, "RMSNormalization", "scale");
+    Value<B> scaled(Float{}, y, x.type());
+    return mul(scaled, Value<B>(Float{}, sc, scale.type()));
+}
+
 }  // namespace burn::onnx::ops

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "burn/onnx/ops_common.hpp"
-#include "burn/onnx/ops_vision.hpp"
 
 namespace burn::onnx::ops {
 

@@ -20,13 +20,6 @@ namespace burn::onnx::ops {
 
 namespace detail {
 
-/// A float value of `type` from host doubles.
-template <class B>
-Value<B> host_float_value(const std::vector<double>& v, const Shape& s, ElemType type,
-                          const typename B::Device& dev) {
-    return Value<B>::from_data(TensorData(v, s).convert(storage_dtype(type)), type, dev);
-}
-
 /// GridSample's sampler on one batch of points: X flattened to [N, C, H*W], point coordinates as
 /// [N, P] float primitives in pixels.
 template <class B>

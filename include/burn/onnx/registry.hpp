@@ -638,6 +638,28 @@ void register_nn(OpRegistry<B>& r) {
                                           c.node.attr_float("epsilon", 1e-5f)));
         },
         18);
+    r.add(
+        "DeformConv",
+        [](C c) {
+            return one<B>(ops::deform_conv(c.in(0), c.in(1), c.in(2), c.opt(3), c.opt(4),
+                                           window_attrs(c.node),
+                                           c.node.attr_int("offset_group", 1)));
+        },
+        19);
+    r.add(
+        "AffineGrid",
+        [](C c) {
+            return one<B>(ops::affine_grid(c.in(0), c.req_ints(1, "size"),
+                                           c.node.attr_int("align_corners", 0) != 0));
+        },
+        20);
+    r.add(
+        "RMSNormalization",
+        [](C c) {
+            return one<B>(ops::rms_norm(c.in(0), c.in(1), c.node.attr_int("axis", -1),
+                                        c.node.attr_float("epsilon", 1e-5f)));
+        },
+        23);
     r.add("MaxRoiPool", [](C c) {
         const auto pooled = c.node.attr_ints("pooled_shape");
         if (pooled.size() != 2)
@@ -788,7 +810,11 @@ void register_nn(OpRegistry<B>& r) {
     r.add(
         "GridSample",
         [](C c) {
-            return one<B>(ops::grid_sample(c.in(0), c.in(1), c.node.attr_string("mode", "bilinear"),
+            // Opset 20 renamed the modes linear and cubic (and made linear the default).
+            std::string mode = c.node.attr_string("mode", c.opset >= 20 ? "linear" : "bilinear");
+            if (mode == "linear") mode = "bilinear";
+            else if (mode == "cubic") mode = "bicubic";
+            return one<B>(ops::grid_sample(c.in(0), c.in(1), mode,
                                            c.node.attr_string("padding_mode", "zeros"),
                                            c.node.attr_int("align_corners", 0) != 0));
         },
