@@ -955,6 +955,7 @@ TEST(OnnxGraphFixtures, OpsOutsideTheSuiteMatchPyTorch) {
         std::vector<TensorData> inputs;
         auto* node = add_node(g, p.at("op").get<std::string>(), order, {"y"}, "n");
         for (const auto& in : order) {
+            if (in.empty()) continue;  // an omitted optional input
             TensorData d = burn::testing::fixture_data(c.at("inputs").at(in));
             std::string type = d.dtype == burn::DType::F64 ? "float" : "int64";
             if (p.at("types").contains(in)) type = p.at("types").at(in).get<std::string>();

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "burn/onnx/ops_common.hpp"
@@ -681,6 +682,66 @@ std::vector<Value<B>> softmax_cross_entropy(const Value<B>& scores, const Value<
     Value<B> logp(Float{}, lp, scores.type());
     return {nll_loss(logp, labels, weight, reduction, ignore_index), logp};
 }
+
+namespace detail {
+/// Resize's opset-18 attributes: `axes` (scales, sizes and roi given for those axes only: the
+/// others keep scale 1, their size and the whole range) and `keep_aspect_ratio_policy` (with sizes:
+/// stretch, or one scale for every listed axis, the largest that fits (not_larger) or the
+/// smallest that covers (not_smaller), sizes rounded half up). `antialias` is refused.
+inline void resize_opset18(const Node& n, const Shape& in, std::vector<double>& scales,
+                           std::vector<std::int64_t>& sizes, std::vector<double>& roi) {
+    if (n.attr_int("antialias", 0) != 0)
+        fail("Resize", "antialias = 1 (a low-pass filter when downsampling) is not supported");
+    const std::size_t r = in.rank();
+    std::vector<std::size_t> axes;
+    for (auto a : n.attr_ints("axes")) axes.push_back(norm_axis(a, r, "Resize"));
+    if (axes.empty())
+        for (std::size_t i = 0; i < r; ++i) axes.push_back(i);
+    else {
+        const std::size_t k = axes.size();
+        auto spread = [&](auto& v, auto fill, const char* what) {
+            if (v.empty()) return;
+            if (v.size() != k) fail("Resize", what, " has ", v.size(), " values for ", k, " axes");
+            std::remove_reference_t<decltype(v)> full(r);
+            for (std::size_t i = 0; i < r; ++i) full[i] = fill(i);
+            for (std::size_t j = 0; j < k; ++j) full[axes[j]] = v[j];
+            v = std::move(full);
+        };
+        spread(
+            scales, [](std::size_t) { return 1.0; }, "scales");
+        spread(
+            sizes, [&](std::size_t i) { return static_cast<std::int64_t>(in[i]); }, "sizes");
+        if (!roi.empty()) {
+            if (roi.size() != 2 * k)
+                fail("Resize", "roi has ", roi.size(), " values for ", k, " axes");
+            std::vector<double> full(2 * r);
+            for (std::size_t i = 0; i < r; ++i) {
+                full[i] = 0.0;
+                full[r + i] = 1.0;
+            }
+            for (std::size_t j = 0; j < k; ++j) {
+                full[axes[j]] = roi[j];
+                full[r + axes[j]] = roi[k + j];
+            }
+            roi = std::move(full);
+        }
+    }
+    const std::string policy = n.attr_string("keep_aspect_ratio_policy", "stretch");
+    if (policy == "stretch" || sizes.empty()) return;
+    if (policy != "not_larger" && policy != "not_smaller")
+        fail("Resize", "keep_aspect_ratio_policy must be stretch, not_larger or not_smaller, got '",
+             policy, "'");
+    if (sizes.size() != r) fail("Resize", sizes.size(), " sizes for rank ", r);
+    double scale = policy == "not_larger" ? std::numeric_limits<double>::infinity() : 0.0;
+    for (auto a : axes) {
+        if (in[a] == 0) fail("Resize", "keep_aspect_ratio_policy needs non-empty dims");
+        const double f = static_cast<double>(sizes[a]) / static_cast<double>(in[a]);
+        scale = policy == "not_larger" ? std::min(scale, f) : std::max(scale, f);
+    }
+    for (auto a : axes)
+        sizes[a] = static_cast<std::int64_t>(std::floor(scale * static_cast<double>(in[a]) + 0.5));
+}
+}  // namespace detail
 
 // ------------------------------------------------------------------------------- Resize
 struct ResizeAttrs {

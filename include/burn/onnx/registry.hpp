@@ -710,6 +710,7 @@ void register_nn(OpRegistry<B>& r) {
             if (c.has(2)) scales = c.in(2).to_doubles();
             if (c.has(3)) sizes = c.in(3).to_ints();
             if (!sizes.empty()) scales.clear();
+            ops::detail::resize_opset18(c.node, c.in(0).shape(), scales, sizes, roi);
         }
         if (a.mode == "bilinear") a.mode = "linear";
         return one<B>(ops::resize(c.in(0), scales, sizes, roi, a));
