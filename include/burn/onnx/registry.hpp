@@ -54,6 +54,11 @@ struct OpContext {
         if (!has(i)) return std::nullopt;
         return ops::detail::host_ints(*inputs[i], node.op_type, what);
     }
+    /// The single value of input i (a scalar such as a length) as int64, or nullopt when omitted.
+    std::optional<std::int64_t> int_scalar(std::size_t i, std::string_view what) const {
+        if (!has(i)) return std::nullopt;
+        return static_cast<std::int64_t>(ops::detail::host_scalar(*inputs[i], node.op_type, what));
+    }
     /// Host int64 values of the required input i.
     std::vector<std::int64_t> req_ints(std::size_t i, std::string_view what) const {
         return ops::detail::host_ints(in(i), node.op_type, what);
@@ -772,22 +777,15 @@ void register_nn(OpRegistry<B>& r) {
     r.add(
         "DFT",
         [](C c) {
-            std::optional<std::int64_t> len;
-            if (c.has(1))
-                len = static_cast<std::int64_t>(
-                    ops::detail::host_scalar(c.in(1), "DFT", "dft_length"));
-            return one<B>(ops::dft(c.in(0), len, c.node.attr_int("axis", 1),
-                                   c.node.attr_int("inverse", 0) != 0,
+            return one<B>(ops::dft(c.in(0), c.int_scalar(1, "dft_length"),
+                                   c.node.attr_int("axis", 1), c.node.attr_int("inverse", 0) != 0,
                                    c.node.attr_int("onesided", 0) != 0));
         },
         17);
     r.add(
         "STFT",
         [](C c) {
-            std::optional<std::int64_t> len;
-            if (c.has(3))
-                len = static_cast<std::int64_t>(
-                    ops::detail::host_scalar(c.in(3), "STFT", "frame_length"));
+            const auto len = c.int_scalar(3, "frame_length");
             const auto step =
                 static_cast<std::int64_t>(ops::detail::host_scalar(c.in(1), "STFT", "frame_step"));
             return one<B>(
