@@ -11,7 +11,8 @@
 #include "gradcheck.hpp"
 #include "test_support.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suites are unity builds (tests/CMakeLists.txt).
+namespace burn::testing::autodiff_cumulative_grads {
 namespace {
 
 // Finite differences and the f64 references on AD (gradcheck.hpp): skipped on a backend without
@@ -150,4 +151,4 @@ TEST(CumulativeGrads, BalancedCheckpointingGivesTheSameGradients) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::autodiff_cumulative_grads

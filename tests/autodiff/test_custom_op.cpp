@@ -11,7 +11,8 @@
 
 #include "gradcheck.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suites are unity builds (tests/CMakeLists.txt).
+namespace burn::testing::autodiff_custom_op {
 namespace {
 
 using IB = TestFloatBackend;
@@ -248,4 +249,4 @@ TEST(AutodiffCustomOp, BalancedCheckpointingGivesTheSameGradients) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::autodiff_custom_op

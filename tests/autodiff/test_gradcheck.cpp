@@ -3,7 +3,8 @@
 // broadcast and non-contiguous inputs.
 #include "gradcheck.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suites are unity builds (tests/CMakeLists.txt).
+namespace burn::testing::autodiff_gradcheck {
 namespace {
 
 using T1 = Tensor<AD, 1>;
@@ -15,7 +16,8 @@ using T5 = Tensor<AD, 5>;
 T2 r2(std::size_t a, std::size_t b, double lo = -1, double hi = 1, std::uint64_t s = 1) {
     return uniform<2>({a, b}, lo, hi, s);
 }
-T3 r3(std::size_t a, std::size_t b, std::size_t c, double lo = -1, double hi = 1, std::uint64_t s = 2) {
+T3 r3(std::size_t a, std::size_t b, std::size_t c, double lo = -1, double hi = 1,
+      std::uint64_t s = 2) {
     return uniform<3>({a, b, c}, lo, hi, s);
 }
 T4 r4(std::size_t a, std::size_t b, std::size_t c, std::size_t d, double lo = -1, double hi = 1,
@@ -32,12 +34,14 @@ TEST(GradCheck, BinaryBroadcast) {
     EXPECT_TRUE(gradcheck([](T2 a, T2 b) { return a - b; }, r2(3, 4), r2(1, 4, -1, 1, 5)));
     EXPECT_TRUE(gradcheck([](T2 a, T2 b) { return a * b; }, r2(3, 1), r2(3, 4, -1, 1, 5)));
     EXPECT_TRUE(gradcheck([](T2 a, T2 b) { return a / b; }, r2(3, 4), r2(1, 4, 0.5, 2, 5)));
-    EXPECT_TRUE(gradcheck([](T3 a, T3 b) { return a * b + a; }, r3(2, 3, 4), r3(1, 1, 4, -1, 1, 9)));
+    EXPECT_TRUE(
+        gradcheck([](T3 a, T3 b) { return a * b + a; }, r3(2, 3, 4), r3(1, 1, 4, -1, 1, 9)));
 }
 
 TEST(GradCheck, ScalarOps) {
-    EXPECT_TRUE(gradcheck([](T2 a) { return a.add_scalar(2.0).mul_scalar(-3.0).div_scalar(4.0).sub_scalar(1.0); },
-                          r2(3, 4)));
+    EXPECT_TRUE(gradcheck(
+        [](T2 a) { return a.add_scalar(2.0).mul_scalar(-3.0).div_scalar(4.0).sub_scalar(1.0); },
+        r2(3, 4)));
     EXPECT_TRUE(gradcheck([](T2 a) { return -a; }, r2(2, 3)));
     EXPECT_TRUE(gradcheck([](T2 a) { return a.rem_scalar(0.7); }, r2(3, 4, 0.05, 0.6)));
 }
@@ -59,12 +63,15 @@ TEST(GradCheck, UnaryMath) {
     EXPECT_TRUE(gradcheck([](T2 a) { return a.sin(); }, r2(3, 4, -3, 3)));
     EXPECT_TRUE(gradcheck([](T2 a) { return a.cos(); }, r2(3, 4, -3, 3)));
     EXPECT_TRUE(gradcheck([](T2 a) { return a.tanh(); }, r2(3, 4, -2, 2)));
-    EXPECT_TRUE(gradcheck([](T2 a) { return a.abs(); }, r2(3, 4, 0.1, 1) * r2(3, 4, -1, 1, 8).sign()));
+    EXPECT_TRUE(
+        gradcheck([](T2 a) { return a.abs(); }, r2(3, 4, 0.1, 1) * r2(3, 4, -1, 1, 8).sign()));
 }
 
 TEST(GradCheck, Powers) {
-    EXPECT_TRUE(gradcheck([](T2 a, T2 b) { return a.powf(b); }, r2(3, 4, 0.3, 2), r2(3, 4, -2, 2, 6)));
-    EXPECT_TRUE(gradcheck([](T2 a, T2 b) { return a.powf(b); }, r2(3, 1, 0.3, 2), r2(1, 4, -2, 2, 6)));
+    EXPECT_TRUE(
+        gradcheck([](T2 a, T2 b) { return a.powf(b); }, r2(3, 4, 0.3, 2), r2(3, 4, -2, 2, 6)));
+    EXPECT_TRUE(
+        gradcheck([](T2 a, T2 b) { return a.powf(b); }, r2(3, 1, 0.3, 2), r2(1, 4, -2, 2, 6)));
     EXPECT_TRUE(gradcheck([](T2 a) { return a.powf_scalar(2.5); }, r2(3, 4, 0.3, 2)));
     EXPECT_TRUE(gradcheck([](T2 a) { return a.powi_scalar(3); }, r2(3, 4)));
     auto e = Tensor<AD, 2, Int>::from_ints({{1, 2, 3}, {0, -1, 2}});
@@ -87,7 +94,8 @@ TEST(GradCheck, Matmul) {
     // Batch broadcasting and a non-contiguous (transposed) operand.
     EXPECT_TRUE(gradcheck([](T4 a, T4 b) { return a.matmul(b.swap_dims(2, 3)); }, r4(2, 1, 3, 4),
                           r4(1, 3, 5, 4, -1, 1, 4)));
-    EXPECT_TRUE(gradcheck([](T1 a, T1 b) { return a.matmul(b); }, uniform<1>({5}), uniform<1>({5}, -1, 1, 3)));
+    EXPECT_TRUE(gradcheck([](T1 a, T1 b) { return a.matmul(b); }, uniform<1>({5}),
+                          uniform<1>({5}, -1, 1, 3)));
 }
 
 // ------------------------------------------------------------------ reductions
@@ -107,7 +115,8 @@ TEST(GradCheck, Products) {
     // Exact zeros: one zero in a row gives the product of the others there; two give nothing.
     auto z = T2::from_floats({{0.0, 2.0, 3.0}, {0.0, 0.0, 4.0}, {1.5, -2.0, 0.5}});
     EXPECT_TRUE(gradcheck([](T2 a) { return a.prod_dim(1); }, z));
-    EXPECT_TRUE(gradcheck([](T2 a) { return a.prod(); }, T2::from_floats({{0.0, 2.0}, {3.0, -1.0}})));
+    EXPECT_TRUE(
+        gradcheck([](T2 a) { return a.prod(); }, T2::from_floats({{0.0, 2.0}, {3.0, -1.0}})));
 }
 
 TEST(GradCheck, MaxMin) {
@@ -132,29 +141,44 @@ TEST(GradCheck, ShapeOps) {
     EXPECT_TRUE(gradcheck([](T3 a) { return a.permute({2, 0, 1}); }, r3(2, 3, 4)));
     EXPECT_TRUE(gradcheck([](T3 a) { return a.flip({0, 2}); }, r3(2, 3, 4)));
     EXPECT_TRUE(gradcheck([](T2 a) { return a.transpose(); }, r2(2, 3)));
-    EXPECT_TRUE(gradcheck([](T2 a) { return a.expand(std::array<std::int64_t, 3>{2, 3, 4}); }, r2(3, 1)));
+    EXPECT_TRUE(gradcheck(
+        [](T2 a) {
+            return a.expand(std::array<std::int64_t, 3>{2, 3, 4});
+        },
+        r2(3, 1)));
     EXPECT_TRUE(gradcheck([](T2 a) { return a.repeat_dim(1, 3); }, r2(2, 3)));
     EXPECT_TRUE(gradcheck([](T2 a) { return a.repeat({2, 2}); }, r2(2, 3)));
 }
 
 TEST(GradCheck, SliceAndAssign) {
     EXPECT_TRUE(gradcheck([](T2 a) { return a.slice({Slice(1, 4, 2), Slice(0, 2)}); }, r2(5, 3)));
-    EXPECT_TRUE(gradcheck([](T2 a, T2 v) { return a.slice_assign({Slice(1, 3), Slice(0, 2)}, v); },
-                          r2(4, 3), r2(2, 2, -1, 1, 7)));
+    EXPECT_TRUE(gradcheck(
+        [](T2 a, T2 v) {
+            return a.slice_assign({Slice(1, 3), Slice(0, 2)}, v);
+        },
+        r2(4, 3), r2(2, 2, -1, 1, 7)));
     EXPECT_TRUE(gradcheck([](T2 a) { return a.narrow(1, 1, 2); }, r2(3, 4)));
 }
 
 TEST(GradCheck, CatStack) {
-    EXPECT_TRUE(gradcheck([](T2 a, T2 b) { return T2::cat({a, b, a}, 1); }, r2(2, 3), r2(2, 1, -1, 1, 4)));
-    EXPECT_TRUE(gradcheck([](T2 a, T2 b) { return T2::stack({a, b}, 0); }, r2(2, 3),
-                          r2(2, 3, -1, 1, 4)));
+    EXPECT_TRUE(gradcheck(
+        [](T2 a, T2 b) {
+            return T2::cat({a, b, a}, 1);
+        },
+        r2(2, 3), r2(2, 1, -1, 1, 4)));
+    EXPECT_TRUE(gradcheck(
+        [](T2 a, T2 b) {
+            return T2::stack({a, b}, 0);
+        },
+        r2(2, 3), r2(2, 3, -1, 1, 4)));
 }
 
 // ------------------------------------------------------------------ indexing
 TEST(GradCheck, GatherScatter) {
     auto idx = Tensor<AD, 2, Int>::from_ints({{0, 2, 2}, {1, 0, 1}});
     EXPECT_TRUE(gradcheck([idx](T2 a) { return a.gather(1, idx); }, r2(2, 4)));
-    EXPECT_TRUE(gradcheck([idx](T2 a, T2 v) { return a.scatter(1, idx, v); }, r2(2, 4), r2(2, 3, -1, 1, 5)));
+    EXPECT_TRUE(gradcheck([idx](T2 a, T2 v) { return a.scatter(1, idx, v); }, r2(2, 4),
+                          r2(2, 3, -1, 1, 5)));
 }
 
 TEST(GradCheck, SelectAssign) {
@@ -166,28 +190,36 @@ TEST(GradCheck, SelectAssign) {
 
 TEST(GradCheck, Masks) {
     auto mask = Tensor<AD, 2, Bool>::from_bools({{true, false, true}, {false, false, true}});
-    EXPECT_TRUE(gradcheck([mask](T2 a, T2 v) { return a.mask_where(mask, v); }, r2(2, 3), r2(2, 3, -1, 1, 5)));
+    EXPECT_TRUE(gradcheck([mask](T2 a, T2 v) { return a.mask_where(mask, v); }, r2(2, 3),
+                          r2(2, 3, -1, 1, 5)));
     EXPECT_TRUE(gradcheck([mask](T2 a) { return a.mask_fill(mask, 3.0); }, r2(2, 3)));
 }
 
 // ------------------------------------------------------------------ module ops
 TEST(GradCheck, Conv) {
     const ConvOptions<2> o{.stride = {2, 1}, .padding = {1, 0}, .dilation = {1, 2}, .groups = 2};
-    EXPECT_TRUE(gradcheck([o](T4 x, T4 w, T1 b) { return module::conv2d(x, w, b, o); }, r4(2, 4, 5, 6),
-                          r4(2, 2, 3, 2, -1, 1, 5), uniform<1>({2})));
-    EXPECT_TRUE(gradcheck([](T3 x, T3 w) { return module::conv1d(x, w, std::nullopt, ConvOptions<1>{.padding = {1}}); },
-                          r3(2, 3, 5), r3(4, 3, 3, -1, 1, 6)));
-    EXPECT_TRUE(gradcheck([](T5 x, T5 w) { return module::conv3d(x, w, std::nullopt, ConvOptions<3>{}); },
-                          uniform<5>({1, 2, 3, 3, 3}), uniform<5>({2, 2, 2, 2, 2}, -1, 1, 4)));
+    EXPECT_TRUE(gradcheck([o](T4 x, T4 w, T1 b) { return module::conv2d(x, w, b, o); },
+                          r4(2, 4, 5, 6), r4(2, 2, 3, 2, -1, 1, 5), uniform<1>({2})));
+    EXPECT_TRUE(gradcheck(
+        [](T3 x, T3 w) {
+            return module::conv1d(x, w, std::nullopt, ConvOptions<1>{.padding = {1}});
+        },
+        r3(2, 3, 5), r3(4, 3, 3, -1, 1, 6)));
+    EXPECT_TRUE(
+        gradcheck([](T5 x, T5 w) { return module::conv3d(x, w, std::nullopt, ConvOptions<3>{}); },
+                  uniform<5>({1, 2, 3, 3, 3}), uniform<5>({2, 2, 2, 2, 2}, -1, 1, 4)));
 }
 
 TEST(GradCheck, ConvTranspose) {
     const ConvTransposeOptions<2> o{.stride = {2, 2}, .padding = {1, 0}, .padding_out = {1, 0}};
     EXPECT_TRUE(gradcheck([o](T4 x, T4 w, T1 b) { return module::conv_transpose2d(x, w, b, o); },
                           r4(2, 2, 3, 3), r4(2, 3, 3, 2, -1, 1, 5), uniform<1>({3})));
-    EXPECT_TRUE(gradcheck([](T3 x, T3 w) {
-                    return module::conv_transpose1d(x, w, std::nullopt, ConvTransposeOptions<1>{.stride = {2}});
-                }, r3(1, 2, 4), r3(2, 3, 3, -1, 1, 6)));
+    EXPECT_TRUE(gradcheck(
+        [](T3 x, T3 w) {
+            return module::conv_transpose1d(x, w, std::nullopt,
+                                            ConvTransposeOptions<1>{.stride = {2}});
+        },
+        r3(1, 2, 4), r3(2, 3, 3, -1, 1, 6)));
 }
 
 TEST(GradCheck, DeformConv) {
@@ -197,36 +229,57 @@ TEST(GradCheck, DeformConv) {
     auto off = uniform<4>({1, 8, 3, 3}, 0.1, 0.4, 6);
     auto mask = uniform<4>({1, 4, 3, 3}, 0.2, 1.0, 7);
     auto b = uniform<1>({2});
-    EXPECT_TRUE(gradcheck([](T4 xx, T4 o, T4 ww, T4 m, T1 bb) {
-                    return module::deform_conv2d(xx, o, ww, m, bb, DeformConvOptions<2>{});
-                }, x, off, w, mask, b));
+    EXPECT_TRUE(gradcheck(
+        [](T4 xx, T4 o, T4 ww, T4 m, T1 bb) {
+            return module::deform_conv2d(xx, o, ww, m, bb, DeformConvOptions<2>{});
+        },
+        x, off, w, mask, b));
 }
 
 TEST(GradCheck, Pooling) {
     auto x = r4(2, 2, 5, 6, -1, 1, 13);
-    EXPECT_TRUE(gradcheck([](T4 a) { return module::avg_pool2d(a, {2, 2}, {2, 1}, {1, 0}, true); }, x));
+    EXPECT_TRUE(gradcheck(
+        [](T4 a) {
+            return module::avg_pool2d(a, {2, 2}, {2, 1}, {1, 0}, true);
+        },
+        x));
     EXPECT_TRUE(gradcheck([](T4 a) { return module::max_pool2d(a, {2, 3}, {2, 2}, {1, 1}); }, x));
-    EXPECT_TRUE(gradcheck([](T4 a) { return module::max_pool2d_with_indices(a, {2, 2}, {1, 1}, {0, 0}).first; }, x));
+    EXPECT_TRUE(gradcheck(
+        [](T4 a) {
+            return module::max_pool2d_with_indices(a, {2, 2}, {1, 1}, {0, 0}).first;
+        },
+        x));
     EXPECT_TRUE(gradcheck([](T3 a) { return module::avg_pool1d(a, 3, 2, 1, false); }, r3(2, 2, 7)));
     EXPECT_TRUE(gradcheck([](T3 a) { return module::max_pool1d(a, 2, 1, 0); }, r3(2, 2, 7)));
     EXPECT_TRUE(gradcheck([](T4 a) { return module::adaptive_avg_pool2d(a, {3, 4}); }, x));
     EXPECT_TRUE(gradcheck([](T3 a) { return module::adaptive_avg_pool1d(a, 3); }, r3(2, 2, 7)));
-    EXPECT_TRUE(gradcheck([](T5 a) { return module::adaptive_avg_pool3d(a, {2, 2, 1}); }, uniform<5>({1, 2, 3, 3, 2})));
+    EXPECT_TRUE(gradcheck(
+        [](T5 a) {
+            return module::adaptive_avg_pool3d(a, {2, 2, 1});
+        },
+        uniform<5>({1, 2, 3, 3, 2})));
 }
 
 TEST(GradCheck, Interpolate) {
     auto x = r4(1, 2, 3, 4);
-    for (auto mode : {InterpolateMode::Nearest, InterpolateMode::Bilinear, InterpolateMode::Bicubic}) {
-        EXPECT_TRUE(gradcheck([mode](T4 a) { return module::interpolate(a, {5, 7}, InterpolateOptions{mode}); }, x));
+    for (auto mode :
+         {InterpolateMode::Nearest, InterpolateMode::Bilinear, InterpolateMode::Bicubic}) {
+        EXPECT_TRUE(gradcheck(
+            [mode](T4 a) {
+                return module::interpolate(a, {5, 7}, InterpolateOptions{mode});
+            },
+            x));
     }
 }
 
 TEST(GradCheck, EmbeddingUnfold) {
     auto ids = Tensor<AD, 2, Int>::from_ints({{0, 3, 3}, {2, 1, 0}});
     EXPECT_TRUE(gradcheck([ids](T2 w) { return module::embedding(w, ids); }, r2(4, 5)));
-    EXPECT_TRUE(gradcheck([](T4 a) {
-                    return module::unfold4d(a, {2, 3}, UnfoldOptions{.stride = {1, 2}, .padding = {1, 0}});
-                }, r4(2, 3, 4, 5)));
+    EXPECT_TRUE(gradcheck(
+        [](T4 a) {
+            return module::unfold4d(a, {2, 3}, UnfoldOptions{.stride = {1, 2}, .padding = {1, 0}});
+        },
+        r4(2, 3, 4, 5)));
 }
 
 // ------------------------------------------------------------------ activations
@@ -247,7 +300,8 @@ TEST(GradCheck, Activations) {
     EXPECT_TRUE(gradcheck([](T2 a) { return activation::softmin(a, 0); }, x));
     EXPECT_TRUE(gradcheck([](T2 a) { return activation::log_softmax(a, 1); }, x));
     EXPECT_TRUE(gradcheck([](T2 a) { return activation::quiet_softmax(a, 1); }, x));
-    EXPECT_TRUE(gradcheck([](T2 a, T1 w) { return activation::prelu(a, w); }, x, uniform<1>({4}, 0.1, 0.3)));
+    EXPECT_TRUE(gradcheck([](T2 a, T1 w) { return activation::prelu(a, w); }, x,
+                          uniform<1>({4}, 0.1, 0.3)));
 }
 
 // ------------------------------------------------------------------ partly tracked inputs
@@ -259,7 +313,8 @@ template <class F, class... Ts>
     auto reference = std::make_tuple(inputs.require_grad()...);
     auto ref_grads = std::apply(f, reference).sum().backward();
     std::vector<TensorData> expected;
-    std::apply([&](const auto&... t) { (expected.push_back(t.grad(ref_grads)->to_data()), ...); }, reference);
+    std::apply([&](const auto&... t) { (expected.push_back(t.grad(ref_grads)->to_data()), ...); },
+               reference);
     for (std::size_t i = 0; i < sizeof...(Ts); ++i) {
         std::size_t k = 0;
         // Braces: the elements are evaluated left to right.
@@ -267,9 +322,12 @@ template <class F, class... Ts>
         auto grads = std::apply(f, only_i).sum().backward();
         std::size_t j = 0;
         std::optional<TensorData> got;
-        std::apply([&](const auto&... t) {
-            ((j++ == i && t.grad(grads) ? (void)(got = t.grad(grads)->to_data()) : (void)0), ...);
-        }, only_i);
+        std::apply(
+            [&](const auto&... t) {
+                ((j++ == i && t.grad(grads) ? (void)(got = t.grad(grads)->to_data()) : (void)0),
+                 ...);
+            },
+            only_i);
         if (!got) return ::testing::AssertionFailure() << "input " << i << " alone got no gradient";
         try {
             got->assert_approx_eq(expected[i], {1e-12, 1e-12});
@@ -284,28 +342,41 @@ TEST(GradCheck, EachInputAlone) {
     const ConvOptions<2> o{.padding = {1, 1}};
     EXPECT_TRUE(each_input_alone([o](T4 x, T4 w, T1 b) { return module::conv2d(x, w, b, o); },
                                  r4(2, 2, 4, 4), r4(3, 2, 3, 3, -1, 1, 5), uniform<1>({3})));
-    EXPECT_TRUE(each_input_alone([](T3 x, T3 w) { return module::conv1d(x, w, std::nullopt, ConvOptions<1>{}); },
-                                 r3(2, 3, 5), r3(4, 3, 3, -1, 1, 6)));
-    EXPECT_TRUE(each_input_alone([](T4 x, T4 w, T1 b) {
-                    return module::conv_transpose2d(x, w, b, ConvTransposeOptions<2>{.stride = {2, 2}});
-                }, r4(1, 2, 3, 3), r4(2, 3, 3, 3, -1, 1, 5), uniform<1>({3})));
-    EXPECT_TRUE(each_input_alone([](T4 xx, T4 o, T4 ww, T4 m, T1 bb) {
-                    return module::deform_conv2d(xx, o, ww, m, bb, DeformConvOptions<2>{});
-                }, r4(1, 2, 4, 4), uniform<4>({1, 8, 3, 3}, 0.1, 0.4, 6), r4(2, 2, 2, 2, -1, 1, 5),
-                uniform<4>({1, 4, 3, 3}, 0.2, 1.0, 7), uniform<1>({2})));
-    EXPECT_TRUE(each_input_alone([](T2 a, T2 b) { return a.matmul(b); }, r2(3, 4), r2(4, 5, -1, 1, 3)));
+    EXPECT_TRUE(each_input_alone(
+        [](T3 x, T3 w) { return module::conv1d(x, w, std::nullopt, ConvOptions<1>{}); },
+        r3(2, 3, 5), r3(4, 3, 3, -1, 1, 6)));
+    EXPECT_TRUE(each_input_alone(
+        [](T4 x, T4 w, T1 b) {
+            return module::conv_transpose2d(x, w, b, ConvTransposeOptions<2>{.stride = {2, 2}});
+        },
+        r4(1, 2, 3, 3), r4(2, 3, 3, 3, -1, 1, 5), uniform<1>({3})));
+    EXPECT_TRUE(each_input_alone(
+        [](T4 xx, T4 o, T4 ww, T4 m, T1 bb) {
+            return module::deform_conv2d(xx, o, ww, m, bb, DeformConvOptions<2>{});
+        },
+        r4(1, 2, 4, 4), uniform<4>({1, 8, 3, 3}, 0.1, 0.4, 6), r4(2, 2, 2, 2, -1, 1, 5),
+        uniform<4>({1, 4, 3, 3}, 0.2, 1.0, 7), uniform<1>({2})));
+    EXPECT_TRUE(
+        each_input_alone([](T2 a, T2 b) { return a.matmul(b); }, r2(3, 4), r2(4, 5, -1, 1, 3)));
     EXPECT_TRUE(each_input_alone([](T2 a, T2 b) { return a * b; }, r2(3, 1), r2(3, 4, -1, 1, 5)));
     EXPECT_TRUE(each_input_alone([](T2 a, T2 b) { return a / b; }, r2(3, 4), r2(1, 4, 0.5, 2, 5)));
-    EXPECT_TRUE(each_input_alone([](T2 a, T2 b) { return a.powf(b); }, r2(3, 4, 0.3, 2), r2(3, 4, -2, 2, 6)));
-    EXPECT_TRUE(each_input_alone([](T2 a, T2 b) { return a.rem(b); }, uniform<2>({2, 3}, 1.1, 1.4, 3),
-                                 uniform<2>({2, 3}, 0.8, 0.9, 4)));
-    EXPECT_TRUE(each_input_alone([](T2 a, T2 b) { return a.max_pair(b); }, r2(3, 4), r2(3, 4, -1, 1, 5)));
+    EXPECT_TRUE(each_input_alone([](T2 a, T2 b) { return a.powf(b); }, r2(3, 4, 0.3, 2),
+                                 r2(3, 4, -2, 2, 6)));
+    EXPECT_TRUE(each_input_alone([](T2 a, T2 b) { return a.rem(b); },
+                                 uniform<2>({2, 3}, 1.1, 1.4, 3), uniform<2>({2, 3}, 0.8, 0.9, 4)));
+    EXPECT_TRUE(
+        each_input_alone([](T2 a, T2 b) { return a.max_pair(b); }, r2(3, 4), r2(3, 4, -1, 1, 5)));
     auto idx = Tensor<AD, 2, Int>::from_ints({{0, 2, 2}, {1, 0, 1}});
-    EXPECT_TRUE(each_input_alone([idx](T2 a, T2 v) { return a.scatter(1, idx, v); }, r2(2, 4), r2(2, 3, -1, 1, 5)));
+    EXPECT_TRUE(each_input_alone([idx](T2 a, T2 v) { return a.scatter(1, idx, v); }, r2(2, 4),
+                                 r2(2, 3, -1, 1, 5)));
     auto mask = Tensor<AD, 2, Bool>::from_bools({{true, false, true}, {false, false, true}});
-    EXPECT_TRUE(each_input_alone([mask](T2 a, T2 v) { return a.mask_where(mask, v); }, r2(2, 3), r2(2, 3, -1, 1, 5)));
-    EXPECT_TRUE(each_input_alone([](T2 a, T2 v) { return a.slice_assign({Slice(1, 3), Slice(0, 2)}, v); },
-                                 r2(4, 3), r2(2, 2, -1, 1, 7)));
+    EXPECT_TRUE(each_input_alone([mask](T2 a, T2 v) { return a.mask_where(mask, v); }, r2(2, 3),
+                                 r2(2, 3, -1, 1, 5)));
+    EXPECT_TRUE(each_input_alone(
+        [](T2 a, T2 v) {
+            return a.slice_assign({Slice(1, 3), Slice(0, 2)}, v);
+        },
+        r2(4, 3), r2(2, 2, -1, 1, 7)));
 }
 
 // ------------------------------------------------------------------ a small network
@@ -314,12 +385,14 @@ TEST(GradCheck, MlpCrossEntropy) {
     auto w1 = r2(6, 5, -1, 1, 31), b1 = r2(1, 5, -0.1, 0.1, 32);
     auto w2 = r2(5, 3, -1, 1, 33);
     auto onehot = T2::from_floats({{1, 0, 0}, {0, 0, 1}, {0, 1, 0}, {0, 0, 1}});
-    EXPECT_TRUE(gradcheck([onehot](T2 xx, T2 a, T2 b, T2 c) {
-                    auto h = activation::tanh(xx.matmul(a) + b);
-                    auto logp = activation::log_softmax(h.matmul(c), 1);
-                    return -(logp * onehot).sum_dim(1).mean();
-                }, x, w1, b1, w2));
+    EXPECT_TRUE(gradcheck(
+        [onehot](T2 xx, T2 a, T2 b, T2 c) {
+            auto h = activation::tanh(xx.matmul(a) + b);
+            auto logp = activation::log_softmax(h.matmul(c), 1);
+            return -(logp * onehot).sum_dim(1).mean();
+        },
+        x, w1, b1, w2));
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::autodiff_gradcheck

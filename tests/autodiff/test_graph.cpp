@@ -9,7 +9,8 @@
 
 #include "gradcheck.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suites are unity builds (tests/CMakeLists.txt).
+namespace burn::testing::autodiff_graph {
 namespace {
 
 using T1 = Tensor<ADF, 1>;
@@ -308,4 +309,4 @@ TEST(AutodiffCheckpointing, BalancedMatchesNoCheckpointing) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::autodiff_graph

@@ -19,6 +19,9 @@
 #include "test_support.hpp"
 #include "torch_case.hpp"
 
+// Own namespace: the suites are unity builds (tests/CMakeLists.txt).
+namespace burn_autodiff_torch_grads {
+
 namespace {
 
 using namespace burn;
@@ -428,7 +431,8 @@ TEST(TorchGrads, DeformConv2d) {
     c.check(module::deform_conv2d(x, offset, w, mask, b, deform_options(c)));
 }
 TEST(TorchGrads, DeformConv2dGroups) {
-    TorchCase c(kFile, "deform_conv2d_groups");  // weight and offset groups, stride, no mask or bias
+    TorchCase c(kFile,
+                "deform_conv2d_groups");  // weight and offset groups, stride, no mask or bias
     auto x = c.input<4>("x"), offset = c.input<4>("offset"), w = c.input<4>("w");
     c.check(module::deform_conv2d(x, offset, w, std::nullopt, std::nullopt, deform_options(c)));
 }
@@ -633,3 +637,5 @@ TEST(TorchGrads, MlpCrossEntropy) {
 }
 
 }  // namespace
+
+}  // namespace burn_autodiff_torch_grads

@@ -12,7 +12,8 @@
 #include "test_support.hpp"
 #include "torch_case.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suites are unity builds (tests/CMakeLists.txt).
+namespace burn::testing::nn_conv {
 namespace {
 
 using B = TestFloatBackend;
@@ -441,4 +442,4 @@ TEST(NnDeformConv2d, ConfigInitAndErrors) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::nn_conv

@@ -12,7 +12,8 @@
 #include "test_support.hpp"
 #include "torch_case.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suites are unity builds (tests/CMakeLists.txt).
+namespace burn::testing::nn_general {
 namespace {
 
 using B = TestFloatBackend;
@@ -333,4 +334,4 @@ TEST(NnInterpolate, ConfigsDisplaysAndErrors) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::nn_general

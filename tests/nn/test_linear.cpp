@@ -13,7 +13,8 @@
 #include "test_support.hpp"
 #include "torch_case.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suites are unity builds (tests/CMakeLists.txt).
+namespace burn::testing::nn_linear {
 namespace {
 
 using B = TestFloatBackend;
@@ -328,4 +329,4 @@ TEST(NnInitializer, SavedInConfigsByName) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::nn_linear

@@ -10,7 +10,8 @@
 #include "test_support.hpp"
 #include "torch_case.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suites are unity builds (tests/CMakeLists.txt).
+namespace burn::testing::nn_loss {
 namespace {
 
 using B = TestFloatBackend;
@@ -299,4 +300,4 @@ TEST(NnReduction, SavedByName) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::nn_loss

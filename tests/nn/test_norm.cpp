@@ -13,7 +13,8 @@
 #include "test_support.hpp"
 #include "torch_case.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suites are unity builds (tests/CMakeLists.txt).
+namespace burn::testing::nn_norm {
 namespace {
 
 using B = TestFloatBackend;
@@ -349,4 +350,4 @@ TEST(NnRmsNorm, ConfigInitDisplayAndErrors) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::nn_norm

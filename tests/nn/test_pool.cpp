@@ -8,7 +8,8 @@
 #include "test_support.hpp"
 #include "torch_case.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suites are unity builds (tests/CMakeLists.txt).
+namespace burn::testing::nn_pool {
 namespace {
 
 using B = TestFloatBackend;
@@ -203,4 +204,4 @@ TEST(NnAdaptiveAvgPool, ConfigInitDisplayAndErrors) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::nn_pool

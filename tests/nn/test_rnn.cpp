@@ -12,7 +12,8 @@
 #include "test_support.hpp"
 #include "torch_case.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suites are unity builds (tests/CMakeLists.txt).
+namespace burn::testing::nn_rnn {
 namespace {
 
 using B = TestFloatBackend;
@@ -452,4 +453,4 @@ TEST(NnGateController, InitAndGateProduct) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::nn_rnn

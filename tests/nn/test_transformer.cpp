@@ -20,7 +20,8 @@
 #include "test_support.hpp"
 #include "torch_case.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suites are unity builds (tests/CMakeLists.txt).
+namespace burn::testing::nn_transformer {
 namespace {
 
 using B = TestFloatBackend;
@@ -738,4 +739,4 @@ TEST(NnRotaryEncoding, BurnValuesShiftAndErrors) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::nn_transformer

@@ -55,6 +55,10 @@ using Backends = ::testing::Types<Fusion<Cpu<float>>>;
 // Every op on f16 and bf16 tensors (burn_tensor_tests_half): the CPU backend with half-precision
 // default floats, compared with the f32 references at the dtype's tolerance.
 using Backends = ::testing::Types<Cpu<f16>, Cpu<bf16>>;
+#elif defined(BURN_TEST_SANITIZE)
+// The sanitizer build (the `sanitize` preset, BURN_TEST_SANITIZE): Cpu<double> runs the same
+// kernel templates as Cpu<float> and is tested by the default build.
+using Backends = ::testing::Types<Cpu<float>, Autodiff<Cpu<float>>>;
 #else
 using Backends = ::testing::Types<Cpu<float>, Cpu<double>, Autodiff<Cpu<float>>>;
 #endif

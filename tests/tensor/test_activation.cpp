@@ -12,6 +12,9 @@
 
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_activation {
+
 namespace {
 
 using burn::Tensor;
@@ -330,3 +333,5 @@ TEST(ActivationCpu, UniqueDenseInputIsOverwrittenInPlace) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_activation

@@ -14,6 +14,9 @@
 #include "numeric_helpers.hpp"
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_arith {
+
 namespace {
 
 using burn::Float;
@@ -381,3 +384,5 @@ TYPED_TEST(ArithTest, IncompatibleShapesNameTheOp) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_arith

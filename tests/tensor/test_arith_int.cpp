@@ -10,6 +10,9 @@
 #include "numeric_helpers.hpp"
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_arith_int {
+
 namespace {
 
 using burn::Float;
@@ -177,7 +180,8 @@ TYPED_TEST(IntArithTest, DivisionByZeroThrows) {
     EXPECT_THROW((void)a.div_scalar(0), burn::Error);
     EXPECT_THROW((void)(a / 0), burn::Error);
     EXPECT_THROW((void)(5 / z).to_data(), burn::Error);
-    EXPECT_THROW((void)I1::from_ints({1, 2}).div(I1::zeros({1})).to_data(), burn::Error);  // broadcast zero
+    EXPECT_THROW((void)I1::from_ints({1, 2}).div(I1::zeros({1})).to_data(),
+                 burn::Error);  // broadcast zero
 }
 
 TYPED_TEST(IntArithTest, RemainderByZeroThrows) {
@@ -207,3 +211,5 @@ TYPED_TEST(IntArithTest, IncompatibleShapesNameTheOp) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_arith_int

@@ -12,6 +12,9 @@
 #include "numeric_helpers.hpp"
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_arith_unary {
+
 namespace {
 
 using burn::Float;
@@ -239,3 +242,5 @@ TYPED_TEST(ArithUnaryTest, MaxMinPairShapeErrors) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_arith_unary

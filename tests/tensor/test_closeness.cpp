@@ -11,6 +11,9 @@
 
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_closeness {
+
 namespace {
 
 using burn::ClosenessStatus;
@@ -160,3 +163,5 @@ TYPED_TEST(ClosenessTest, ShapeMismatchThrows) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_closeness

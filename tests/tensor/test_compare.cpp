@@ -12,6 +12,9 @@
 #include "numeric_helpers.hpp"
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_compare {
+
 namespace {
 
 using burn::Bool;
@@ -211,3 +214,5 @@ TYPED_TEST(CompareTest, ShapeErrorsNameTheOp) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_compare

@@ -11,6 +11,9 @@
 
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_conv {
+
 namespace {
 
 using burn::ConvOptions;
@@ -369,3 +372,5 @@ TYPED_TEST(ConvTest, InvalidArguments) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_conv

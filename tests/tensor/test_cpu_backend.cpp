@@ -10,6 +10,9 @@
 
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_cpu_backend {
+
 namespace {
 
 using B = burn::Cpu<float>;
@@ -293,3 +296,5 @@ TEST(CpuBackend, RandomIsIndependentOfThreadCountAndRepeatsAfterReseeding) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_cpu_backend

@@ -4,6 +4,9 @@
 // Random creation is in test_creation_random.cpp.
 #include "csi_helpers.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_creation {
+
 namespace {
 
 using namespace burn;
@@ -314,3 +317,5 @@ TYPED_TEST(CreationTest, ZeroSizedCompositeCreation) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_creation

@@ -7,6 +7,9 @@
 
 #include "csi_helpers.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_creation_random {
+
 namespace {
 
 using namespace burn;
@@ -211,3 +214,5 @@ TYPED_TEST(RandomTest, InvalidDistributions) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_creation_random

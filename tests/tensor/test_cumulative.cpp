@@ -13,6 +13,9 @@
 
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_cumulative {
+
 namespace {
 
 using burn::Float;
@@ -260,3 +263,5 @@ TYPED_TEST(CumulativeTest, FloatSumAccumulatesInDouble) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_cumulative

@@ -8,6 +8,9 @@
 
 #include "csi_helpers.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_data {
+
 namespace {
 
 using namespace burn;
@@ -347,3 +350,5 @@ TYPED_TEST(DataRoundTripTest, EveryDtypeThroughEveryKind) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_data

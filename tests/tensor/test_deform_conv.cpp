@@ -10,6 +10,9 @@
 
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_deform_conv {
+
 namespace {
 
 using burn::DeformConvOptions;
@@ -289,3 +292,5 @@ TYPED_TEST(DeformConvTest, InvalidArgumentsThrow) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_deform_conv

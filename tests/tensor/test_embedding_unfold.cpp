@@ -13,6 +13,9 @@
 
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_embedding_unfold {
+
 namespace {
 
 using burn::Int;
@@ -33,7 +36,9 @@ std::vector<std::string> cases_of(const std::string& group) {
     return burn::testing::fixture_case_list(kFile, group);
 }
 
-std::array<std::size_t, 2> arr2(const nlohmann::json& j) { return burn::testing::fixture_sizes<2>(j); }
+std::array<std::size_t, 2> arr2(const nlohmann::json& j) {
+    return burn::testing::fixture_sizes<2>(j);
+}
 
 template <class B>
 class EmbeddingUnfoldTest : public ::testing::Test {};
@@ -78,12 +83,17 @@ TYPED_TEST(EmbeddingUnfoldTest, Unfold4dLargeMatchesNaiveReference) {
                 for (std::size_t j = 0; j < kw; ++j)
                     for (std::size_t oy = 0; oy < OH; ++oy)
                         for (std::size_t ox = 0; ox < OW; ++ox) {
-                            const auto iy = static_cast<std::int64_t>(oy * s + i * d) - static_cast<std::int64_t>(p);
-                            const auto ix = static_cast<std::int64_t>(ox * s + j * d) - static_cast<std::int64_t>(p);
+                            const auto iy = static_cast<std::int64_t>(oy * s + i * d) -
+                                            static_cast<std::int64_t>(p);
+                            const auto ix = static_cast<std::int64_t>(ox * s + j * d) -
+                                            static_cast<std::int64_t>(p);
                             const std::size_t row = (c * kh + i) * kw + j;
-                            if (iy < 0 || ix < 0 || iy >= static_cast<std::int64_t>(H) || ix >= static_cast<std::int64_t>(W)) continue;
+                            if (iy < 0 || ix < 0 || iy >= static_cast<std::int64_t>(H) ||
+                                ix >= static_cast<std::int64_t>(W))
+                                continue;
                             want[(n * ch * kh * kw + row) * OH * OW + oy * OW + ox] =
-                                v[((n * ch + c) * H + static_cast<std::size_t>(iy)) * W + static_cast<std::size_t>(ix)];
+                                v[((n * ch + c) * H + static_cast<std::size_t>(iy)) * W +
+                                  static_cast<std::size_t>(ix)];
                         }
     EXPECT_TRUE(close_to(y, TensorData(want, Shape{b, ch * kh * kw, OH * OW})));
 }
@@ -92,8 +102,10 @@ TYPED_TEST(EmbeddingUnfoldTest, Unfold4dInvalidArgumentsThrow) {
     using B = TypeParam;
     auto x = Tensor<B, 4>::zeros(Shape{1, 2, 3, 3});
     EXPECT_BURN_ERROR(module::unfold4d(x, {5, 2}), "unfold4d");
-    EXPECT_BURN_ERROR(module::unfold4d(x, {3, 3}, UnfoldOptions{{1, 1}, {0, 0}, {2, 2}}), "unfold4d");
-    EXPECT_BURN_ERROR(module::unfold4d(x, {2, 2}, UnfoldOptions{{0, 1}, {0, 0}, {1, 1}}), "unfold4d");
+    EXPECT_BURN_ERROR(module::unfold4d(x, {3, 3}, UnfoldOptions{{1, 1}, {0, 0}, {2, 2}}),
+                      "unfold4d");
+    EXPECT_BURN_ERROR(module::unfold4d(x, {2, 2}, UnfoldOptions{{0, 1}, {0, 0}, {1, 1}}),
+                      "unfold4d");
 }
 
 // ------------------------------------------------------------------------------------ embedding
@@ -151,12 +163,14 @@ TYPED_TEST(EmbeddingUnfoldTest, EmbeddingBackwardLargeMatchesNaiveReference) {
         SCOPED_TRACE("n " + std::to_string(n) + " d " + std::to_string(d));
         const std::size_t rows = 64, cols = 160;  // indices [64, 160]
         std::vector<std::int64_t> ids(rows * cols);
-        for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::int64_t>((i * 7 + i / 13) % n);
+        for (std::size_t i = 0; i < ids.size(); ++i)
+            ids[i] = static_cast<std::int64_t>((i * 7 + i / 13) % n);
         std::vector<double> g(rows * cols * d);
         for (std::size_t i = 0; i < g.size(); ++i) g[i] = static_cast<double>(i % 61) / 16.0 - 2.0;
         std::vector<double> want(n * d, 0.0);
         for (std::size_t i = 0; i < ids.size(); ++i)
-            for (std::size_t j = 0; j < d; ++j) want[static_cast<std::size_t>(ids[i]) * d + j] += g[i * d + j];
+            for (std::size_t j = 0; j < d; ++j)
+                want[static_cast<std::size_t>(ids[i]) * d + j] += g[i * d + j];
         auto w = Tensor<B, 2>::zeros(Shape{n, d});
         auto idx = Tensor<B, 2, Int>::from_data(TensorData(ids, Shape{rows, cols}));
         auto gt = Tensor<B, 3>::from_data(TensorData(g, Shape{rows, cols, d}));
@@ -168,8 +182,10 @@ TYPED_TEST(EmbeddingUnfoldTest, EmbeddingBackwardLargeMatchesNaiveReference) {
         auto weights = Tensor<B, 2>::from_data(TensorData(wv, Shape{n, d}));
         std::vector<double> yv(rows * cols * d);
         for (std::size_t i = 0; i < ids.size(); ++i)
-            for (std::size_t j = 0; j < d; ++j) yv[i * d + j] = wv[static_cast<std::size_t>(ids[i]) * d + j];
-        EXPECT_TRUE(close_to(module::embedding(weights, idx), TensorData(yv, Shape{rows, cols, d})));
+            for (std::size_t j = 0; j < d; ++j)
+                yv[i * d + j] = wv[static_cast<std::size_t>(ids[i]) * d + j];
+        EXPECT_TRUE(
+            close_to(module::embedding(weights, idx), TensorData(yv, Shape{rows, cols, d})));
     }
 }
 
@@ -180,10 +196,12 @@ TYPED_TEST(EmbeddingUnfoldTest, EmbeddingIndexOutOfRangeThrows) {
     EXPECT_BURN_ERROR(module::embedding(w, Tensor<B, 2, Int>::from_ints({{-1, 2}})), "embedding");
     // the kernel checks too (a backend op called directly)
     auto bad = Tensor<B, 1, Int>::from_ints({1, 9});
-    EXPECT_BURN_ERROR((Tensor<B, 2>(B::embedding(w.primitive(), bad.primitive())).to_data()), "embedding");
+    EXPECT_BURN_ERROR((Tensor<B, 2>(B::embedding(w.primitive(), bad.primitive())).to_data()),
+                      "embedding");
     auto g = Tensor<B, 2>::ones(Shape{2, 3});
     EXPECT_BURN_ERROR(
-        (Tensor<B, 2>(B::embedding_backward(w.primitive(), g.primitive(), bad.primitive())).to_data()),
+        (Tensor<B, 2>(B::embedding_backward(w.primitive(), g.primitive(), bad.primitive()))
+             .to_data()),
         "embedding_backward");
     // an empty index tensor gives an empty lookup
     auto none = Tensor<B, 2, Int>::zeros(Shape{0, 5});
@@ -191,3 +209,5 @@ TYPED_TEST(EmbeddingUnfoldTest, EmbeddingIndexOutOfRangeThrows) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_embedding_unfold

@@ -11,6 +11,9 @@
 
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_half {
+
 namespace {
 
 using burn::Bool;
@@ -292,3 +295,5 @@ TYPED_TEST(HalfTest, BadCastsThrow) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_half

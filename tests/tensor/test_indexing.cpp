@@ -5,6 +5,9 @@
 // broadcasting, empty tensors, and out-of-range indices, which must throw, not crash.
 #include "csi_helpers.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_indexing {
+
 namespace {
 
 using namespace burn;
@@ -39,7 +42,8 @@ TYPED_TEST(IndexingTest, Gather) {
         // Shape and range errors.
         EXPECT_BURN_ERROR((x.gather(2, g1)), "Tensor::gather");
         EXPECT_BURN_ERROR((x.gather(1, I2::zeros({4, 2}))), "Tensor::gather");
-        // Range errors may come from the op or, on asynchronous backends (Vulkan), from the next read.
+        // Range errors may come from the op or, on asynchronous backends (Vulkan), from the next
+        // read.
         EXPECT_BURN_ERROR((x.gather(0, I2::full({1, 1}, 3)).to_data()), "gather");
         EXPECT_BURN_ERROR((x.gather(1, I2::full({1, 1}, 4)).to_data()), "gather");
         EXPECT_BURN_ERROR((x.gather(1, I2::full({1, 1}, -1)).to_data()), "gather");
@@ -87,8 +91,10 @@ TYPED_TEST(IndexingTest, ScatterIsScatterAdd) {
         EXPECT_BURN_ERROR((x.scatter(1, s1, F2::zeros({3, 2}))),
                           "Tensor::scatter");  // idx > values
         EXPECT_BURN_ERROR((x.scatter(1, I2::zeros({4, 1}), F2::zeros({4, 1}))), "Tensor::scatter");
-        EXPECT_BURN_ERROR((x.scatter(0, I2::full({1, 1}, 3), F2::zeros({1, 1})).to_data()), "scatter");
-        EXPECT_BURN_ERROR((x.scatter(1, I2::full({1, 1}, -1), F2::zeros({1, 1})).to_data()), "scatter");
+        EXPECT_BURN_ERROR((x.scatter(0, I2::full({1, 1}, 3), F2::zeros({1, 1})).to_data()),
+                          "scatter");
+        EXPECT_BURN_ERROR((x.scatter(1, I2::full({1, 1}, -1), F2::zeros({1, 1})).to_data()),
+                          "scatter");
     }
     for (auto& [name, xi] : csi::in_layouts<B, 2, Int>("scatter", "xi")) {
         SCOPED_TRACE(name);
@@ -298,3 +304,5 @@ TYPED_TEST(IndexingTest, ArgwhereAndNonzero) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_indexing

@@ -14,6 +14,9 @@
 
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_interpolate {
+
 namespace {
 
 using burn::InterpolateMode;
@@ -134,3 +137,5 @@ TYPED_TEST(InterpolateTest, InvalidArgumentsThrow) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_interpolate

@@ -4,6 +4,9 @@
 // against PyTorch, on non-contiguous inputs and empty dims.
 #include "csi_helpers.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_kind_compare {
+
 namespace {
 
 using namespace burn;
@@ -186,3 +189,5 @@ TYPED_TEST(KindCompareTest, AllAny) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_kind_compare

@@ -15,6 +15,9 @@
 #include "numeric_helpers.hpp"
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_math {
+
 namespace {
 
 using burn::Float;
@@ -171,3 +174,5 @@ TYPED_TEST(MathTest, ExpandedAndEmptyInputs) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_math

@@ -11,6 +11,9 @@
 #include "numeric_helpers.hpp"
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_matmul {
+
 namespace {
 
 using burn::Float;
@@ -190,3 +193,5 @@ TYPED_TEST(MatmulTest, ShapeErrorsNameTheOp) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_matmul

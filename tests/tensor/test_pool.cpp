@@ -17,6 +17,9 @@
 
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_pool {
+
 namespace {
 
 using burn::AvgPoolOptions;
@@ -413,3 +416,5 @@ TYPED_TEST(PoolTest, EmptyBatchGivesEmptyOutput) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_pool

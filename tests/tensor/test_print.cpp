@@ -5,6 +5,9 @@
 
 #include "csi_helpers.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_print {
+
 namespace {
 
 using namespace burn;
@@ -153,3 +156,5 @@ TYPED_TEST(PrintTest, EmptyAndTensorData) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_print

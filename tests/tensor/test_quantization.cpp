@@ -13,6 +13,9 @@
 
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_quantization {
+
 namespace {
 
 using burn::DType;
@@ -480,3 +483,5 @@ TYPED_TEST(QuantizationTest, Errors) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_quantization

@@ -13,6 +13,9 @@
 #include "numeric_helpers.hpp"
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_reduce {
+
 namespace {
 
 using burn::Float;
@@ -331,3 +334,5 @@ TYPED_TEST(ReduceTest, SumOfOneMillionValuesIsAccurate) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_reduce

@@ -7,6 +7,9 @@
 // test_shape_slice.cpp.
 #include "csi_helpers.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_shape {
+
 namespace {
 
 using namespace burn;
@@ -277,3 +280,5 @@ TYPED_TEST(ShapeTest, Expand) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_shape

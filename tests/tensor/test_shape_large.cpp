@@ -4,6 +4,9 @@
 // small inputs in test_shape*.cpp and test_indexing.cpp).
 #include "csi_helpers.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_shape_large {
+
 namespace {
 
 using namespace burn;
@@ -138,3 +141,5 @@ TYPED_TEST(LargeLayoutTest, GatherSelectScatterArgwhere) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_shape_large

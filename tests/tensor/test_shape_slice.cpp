@@ -4,6 +4,9 @@
 // every invalid argument.
 #include "csi_helpers.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_shape_slice {
+
 namespace {
 
 using namespace burn;
@@ -340,3 +343,5 @@ TYPED_TEST(ShapeSliceTest, PadMatchesTorchPad) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_shape_slice

@@ -14,6 +14,9 @@
 #include "numeric_helpers.hpp"
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_sort {
+
 namespace {
 
 using burn::Float;
@@ -207,3 +210,5 @@ TYPED_TEST(SortTest, ErrorsNameTheOp) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_sort

@@ -15,6 +15,9 @@
 
 #include "test_support.hpp"
 
+// Own namespace: the suite is compiled as a unity build (tests/CMakeLists.txt).
+namespace burn_test_threads {
+
 namespace {
 
 using B = burn::Cpu<float>;
@@ -298,3 +301,5 @@ TEST_F(ThreadsDefault, SetNumThreadsOverridesTheEnvironment) {
 }
 
 }  // namespace
+
+}  // namespace burn_test_threads
