@@ -2,12 +2,11 @@
 // Module display: the default layout, the settings, the customisation hooks, constants, and
 // operator<< (found for modules, never taking over other types).
 #include <array>
+#include <burn/module/display.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <burn/module/display.hpp>
 
 #include "test_modules.hpp"
 
@@ -29,11 +28,12 @@ inline std::string print(const Relu& r) {
 }
 template <class T>
 concept UserStreamable = requires(std::ostream& os, const T& v) {
-    { os << v };
+    {os << v};
 };
 }  // namespace display_user
 
-namespace burn::testing {
+// A namespace of its own: the suite is a unity build (tests/CMakeLists.txt).
+namespace burn::testing::module_display {
 namespace {
 
 using module::DisplayContent;
@@ -121,8 +121,10 @@ TEST(Display, DefaultLayout) {
 
 TEST(Display, PresentOptionalAndOtherBackends) {
     const auto net = Net<B>::init(true);
-    const std::string s = module::to_string(net, DisplaySettings{}.with_new_line_after_attribute(false));
-    EXPECT_NE(s.find("head: Affine {weight: Param[shape=[3, 2], dtype=f32], bias: Param[shape=[2], dtype=f32], "
+    const std::string s =
+        module::to_string(net, DisplaySettings{}.with_new_line_after_attribute(false));
+    EXPECT_NE(s.find("head: Affine {weight: Param[shape=[3, 2], dtype=f32], bias: Param[shape=[2], "
+                     "dtype=f32], "
                      "params: 8}"),
               std::string::npos)
         << s;
@@ -130,7 +132,8 @@ TEST(Display, PresentOptionalAndOtherBackends) {
     // On Cpu<double> the element type changes and nothing else; Autodiff<X> displays as X.
     const std::string d = module::to_string(Net<Cpu<double>>::init(false));
     EXPECT_NE(d.find("weight: Param[shape=[4, 3], dtype=f64]"), std::string::npos) << d;
-    EXPECT_EQ(module::to_string(Net<Autodiff<B>>::init(false)), module::to_string(Net<B>::init(false)));
+    EXPECT_EQ(module::to_string(Net<Autodiff<B>>::init(false)),
+              module::to_string(Net<B>::init(false)));
 }
 
 TEST(Display, AllAttributesAndParamIds) {
@@ -202,13 +205,17 @@ TEST(Display, NoParamCountsAndIndentation) {
 
 TEST(Display, SingleLine) {
     const auto net = Net<B>::init(false);
-    EXPECT_EQ(module::to_string(net, DisplaySettings{}.with_new_line_after_attribute(false)),
-              "Net {input: Affine {weight: Param[shape=[4, 3], dtype=f32], bias: Param[shape=[3], dtype=f32], "
-              "params: 15}, blocks: vector[2] {0: Affine {weight: Param[shape=[3, 3], dtype=f32], bias: None, "
-              "params: 9}, 1: Affine {weight: Param[shape=[3, 3], dtype=f32], bias: Param[shape=[3], dtype=f32], "
-              "params: 12}, params: 21}, head: None, counts: Param[shape=[3], dtype=i64], "
-              "running_mean: RunningState[shape=[3], dtype=f32], table: Tensor[shape=[2], dtype=f32], "
-              "scale: Scale, params: 39}");
+    EXPECT_EQ(
+        module::to_string(net, DisplaySettings{}.with_new_line_after_attribute(false)),
+        "Net {input: Affine {weight: Param[shape=[4, 3], dtype=f32], bias: Param[shape=[3], "
+        "dtype=f32], "
+        "params: 15}, blocks: vector[2] {0: Affine {weight: Param[shape=[3, 3], dtype=f32], bias: "
+        "None, "
+        "params: 9}, 1: Affine {weight: Param[shape=[3, 3], dtype=f32], bias: Param[shape=[3], "
+        "dtype=f32], "
+        "params: 12}, params: 21}, head: None, counts: Param[shape=[3], dtype=i64], "
+        "running_mean: RunningState[shape=[3], dtype=f32], table: Tensor[shape=[2], dtype=f32], "
+        "scale: Scale, params: 39}");
 }
 
 TEST(Display, SettingsSettersAndDefaults) {
@@ -305,8 +312,8 @@ TEST(Display, CustomSettingsAndContent) {
               "}");
     // The one-argument hook keeps what it does not change (show_param_id reaches Conv); the
     // no-argument one replaces every setting (Wide shows no ids, and not its constant `level`).
-    const std::string s =
-        module::to_string(model, DisplaySettings{}.with_show_param_id(true).with_show_all_attributes(true));
+    const std::string s = module::to_string(
+        model, DisplaySettings{}.with_show_param_id(true).with_show_all_attributes(true));
     EXPECT_NE(s.find("conv: Conv {kernel_size: [3, 3], groups: 1, "
                      "weight: Param[shape=[2, 9], dtype=f32, id=000000000000000a], params: 18}"),
               std::string::npos)
@@ -349,8 +356,10 @@ TEST(Display, ConstantsAreShownOnRequest) {
 
 TEST(Display, TypeNamesAreSimplified) {
     using module::detail::simplify_type_name;
-    EXPECT_EQ(simplify_type_name("ns::Outer<int, std::vector<int> >::Inner<burn::Cpu<float> >"), "Inner");
-    EXPECT_EQ(simplify_type_name("burn::testing::(anonymous namespace)::Net<burn::Cpu<float> >"), "Net");
+    EXPECT_EQ(simplify_type_name("ns::Outer<int, std::vector<int> >::Inner<burn::Cpu<float> >"),
+              "Inner");
+    EXPECT_EQ(simplify_type_name("burn::testing::(anonymous namespace)::Net<burn::Cpu<float> >"),
+              "Net");
     EXPECT_EQ(simplify_type_name("f()::Local"), "Local");
     EXPECT_EQ(simplify_type_name("unsigned long"), "unsigned long");
     EXPECT_EQ(module::detail::type_name<Net<Autodiff<B>>>(), "Net");
@@ -375,4 +384,4 @@ TEST(Display, StreamOperatorIsOnlyForModules) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::module_display

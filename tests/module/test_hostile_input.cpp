@@ -20,7 +20,8 @@
 
 #include "test_support.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suite is a unity build (tests/CMakeLists.txt).
+namespace burn::testing::module_hostile_input {
 namespace {
 
 using B = Cpu<float>;
@@ -286,4 +287,4 @@ TEST(HostileInput, IncompleteCheckpointsAreNotResumed) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::module_hostile_input

@@ -6,7 +6,8 @@
 
 #include "test_modules.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suite is a unity build (tests/CMakeLists.txt).
+namespace burn::testing::module_module {
 namespace {
 
 using module::Ignored;
@@ -55,7 +56,7 @@ TEST(Module, TraversalNamesEveryLeaf) {
     const auto net = Net<B>::init();
     std::vector<std::string> paths;
     module::for_each_leaf(net, "", [&](std::string_view p, const auto&) { paths.emplace_back(p); });
-    const std::vector<std::string> want{"input.weight",    "input.bias", "blocks.0.weight",
+    const std::vector<std::string> want{"input.weight",    "input.bias",    "blocks.0.weight",
                                         "blocks.1.weight", "blocks.1.bias", "counts",
                                         "running_mean"};
     EXPECT_EQ(paths, want);
@@ -148,7 +149,8 @@ TEST(Module, LoadRecordNamesTheFirstMismatch) {
     wrong.input = Affine<B>::init(3, 4, true);  // transposed shape
     EXPECT_BURN_ERROR(wrong.load_record(r), "input.weight: expected shape [3, 4], found [4, 3]");
     record::Record missing = a.into_record();
-    auto& blocks = missing.as<record::Record::Map>("").at(1).second.as<record::Record::List>("blocks");
+    auto& blocks =
+        missing.as<record::Record::Map>("").at(1).second.as<record::Record::List>("blocks");
     blocks[1] = record::Record(record::Record::Map{{"weight", *blocks[1].field("weight")}});
     EXPECT_BURN_ERROR(a.load_record(missing), "blocks.1.bias: missing");
 }
@@ -166,9 +168,9 @@ TEST(Module, ToDeviceAndForkKeepIds) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::module_module
 
-namespace burn::testing {
+namespace burn::testing::module_module {
 namespace {
 
 TEST(Module, QuantizeWeightsKeepsForwardClose) {
@@ -184,11 +186,12 @@ TEST(Module, QuantizeWeightsKeepsForwardClose) {
     EXPECT_LT(diff, 0.1f);
     // The record holds QInt8 data; loading it gives quantized parameters again.
     const auto r = q.into_record();
-    EXPECT_EQ(r.field("input")->field("weight")->as<record::TensorItem>("").data.dtype, DType::QInt8);
+    EXPECT_EQ(r.field("input")->field("weight")->as<record::TensorItem>("").data.dtype,
+              DType::QInt8);
     const auto loaded = Net<B>::init().load_record(r);
     EXPECT_TRUE(loaded.input.weight.val().is_quantized());
     EXPECT_TRUE(close_to(loaded.forward(x), q.forward(x).to_data()));
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::module_module

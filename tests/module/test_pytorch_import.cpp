@@ -10,7 +10,8 @@
 
 #include "test_support.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suite is a unity build (tests/CMakeLists.txt).
+namespace burn::testing::module_pytorch_import {
 namespace {
 
 using B = Cpu<float>;
@@ -455,4 +456,4 @@ TEST_F(SafetensorsRoundTrip, TopLevelKeyIsAPrefix) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::module_pytorch_import

@@ -5,7 +5,8 @@
 
 #include "recorder_helpers.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suite is a unity build (tests/CMakeLists.txt).
+namespace burn::testing::module_recorder {
 namespace {
 
 using namespace rec;
@@ -28,8 +29,10 @@ static_assert(record::FileRecorder<JsonGzFileRecorder<>>);
 static_assert(record::FileRecorder<PrettyJsonFileRecorder<>>);
 static_assert(record::BytesRecorder<BinBytesRecorder<>>);
 static_assert(!record::FileRecorder<BinBytesRecorder<>>);
-static_assert(std::is_same_v<record::DefaultFileRecorder, NamedMpkFileRecorder<FullPrecisionSettings>>);
-static_assert(std::is_same_v<record::CompactRecorder, NamedMpkGzFileRecorder<HalfPrecisionSettings>>);
+static_assert(
+    std::is_same_v<record::DefaultFileRecorder, NamedMpkFileRecorder<FullPrecisionSettings>>);
+static_assert(
+    std::is_same_v<record::CompactRecorder, NamedMpkGzFileRecorder<HalfPrecisionSettings>>);
 static_assert(record::PrecisionSettings<HalfPrecisionSettings>);
 struct NotSettings {
     static constexpr DType float_dtype = DType::I32;  // not a float type
@@ -64,7 +67,8 @@ void check_round_trip(std::string_view extension) {
         EXPECT_TRUE(same_record(recorder.load(written), want));
         // No temporary file is left behind.
         std::size_t files = 0;
-        for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+        for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path()))
+            ++files;
         EXPECT_EQ(files, 1u);
     }
 }
@@ -89,7 +93,11 @@ TEST(Recorder, RootsOtherThanMaps) {
     const NamedMpkFileRecorder<> mpk;
     const PrettyJsonFileRecorder<> json;
     const std::vector<Record> roots = {
-        Record{}, Record(1.5), Record(std::int64_t{-7}), Record(true), Record(std::string("x")),
+        Record{},
+        Record(1.5),
+        Record(std::int64_t{-7}),
+        Record(true),
+        Record(std::string("x")),
         Record(Record::List{Record(1.0), Record{}}),
         tensor(TensorData(std::vector<float>{1, 2, 3}, Shape{3}), 5)};
     for (const auto& r : roots) {
@@ -130,7 +138,8 @@ TEST(Recorder, HalfPrecisionWithinF16Rounding) {
         const auto& data = loaded.field("w")->as<TensorItem>("w").data;
         EXPECT_EQ(data.dtype, DType::F16);
         // Relative error of round-to-nearest f16: at most 2^-11 (normal range).
-        EXPECT_NO_THROW(data.assert_approx_eq(TensorData(w, Shape{64, 64}), Tolerance{6.1e-5, 0x1p-11}));
+        EXPECT_NO_THROW(
+            data.assert_approx_eq(TensorData(w, Shape{64, 64}), Tolerance{6.1e-5, 0x1p-11}));
         // Exactly the round-to-nearest-even value.
         EXPECT_EQ(data, TensorData(w, Shape{64, 64}).convert(DType::F16));
     }
@@ -143,9 +152,10 @@ TEST(Recorder, HalfPrecisionRejectsIntsOutsideI16) {
     root.add("layer", std::move(inner));
     EXPECT_BURN_ERROR(BinBytesRecorder<HalfPrecisionSettings>().to_bytes(root),
                       "layer.index: value 40000 (index 2) does not fit i16");
-    EXPECT_BURN_ERROR(NamedMpkFileRecorder<FullPrecisionSettings>().to_bytes(Record(tensor(
-                          TensorData(std::vector<std::int64_t>{std::int64_t(1) << 40}, Shape{1}), 1))),
-                      "does not fit i32, the int type of full precision");
+    EXPECT_BURN_ERROR(
+        NamedMpkFileRecorder<FullPrecisionSettings>().to_bytes(Record(
+            tensor(TensorData(std::vector<std::int64_t>{std::int64_t(1) << 40}, Shape{1}), 1))),
+        "does not fit i32, the int type of full precision");
     // i64 keeps it.
     EXPECT_NO_THROW(BinBytesRecorder<DoublePrecisionSettings>().to_bytes(root));
 }
@@ -194,13 +204,13 @@ TEST(Recorder, BinBytesReadsBinFiles) {
                             expected_after(r, DType::F16, DType::I16)));
     // A static array works the same (what xxd -i produces).
     static const unsigned char embedded[] = {
-        0x89, 'B', 'U', 'R', 'N', 0x0D, 0x0A, 0x1A,  // magic
-        3, 'B', 'i', 'n',                            // format
-        1, 0,                                        // version
-        4, 'f', 'u', 'l', 'l',                       // precision
-        1, 5,                                        // f32, i32
-        9, 0, 0, 0, 0, 0, 0, 0,                      // body: 9 bytes
-        2, 0, 0, 0, 0, 0, 0, 0xf8, 0x3f};            // a float: 1.5
+        0x89, 'B', 'U', 'R', 'N', 0x0D, 0x0A, 0x1A,         // magic
+        3,    'B', 'i', 'n',                                // format
+        1,    0,                                            // version
+        4,    'f', 'u', 'l', 'l',                           // precision
+        1,    5,                                            // f32, i32
+        9,    0,   0,   0,   0,   0,    0,    0,            // body: 9 bytes
+        2,    0,   0,   0,   0,   0,    0,    0xf8, 0x3f};  // a float: 1.5
     EXPECT_TRUE(same_record(BinBytesRecorder<>().from_bytes(embedded), Record(1.5)));
 }
 
@@ -209,7 +219,8 @@ TEST(Recorder, ParamIdsAndOrderSurvive) {
     for (int i = 0; i < 50; ++i)
         r.add("p" + std::to_string(49 - i),
               tensor(TensorData(std::vector<float>{float(i)}, Shape{1}), ParamId().value()));
-    for (const auto& bytes : {NamedMpkFileRecorder<>().to_bytes(r), BinBytesRecorder<>().to_bytes(r)}) {
+    for (const auto& bytes :
+         {NamedMpkFileRecorder<>().to_bytes(r), BinBytesRecorder<>().to_bytes(r)}) {
         const Record back = bytes[0] == 0x82 ? NamedMpkFileRecorder<>().from_bytes(bytes)
                                              : BinBytesRecorder<>().from_bytes(bytes);
         EXPECT_TRUE(same_record(back, r));
@@ -226,7 +237,8 @@ TEST(Recorder, GzipLevels) {
     EXPECT_LT(fast.size(), 1000u);  // constant data compresses
     EXPECT_GT(stored.size(), 40000u);
     EXPECT_TRUE(same_record(BinGzFileRecorder<>().from_bytes(stored), r));
-    EXPECT_BURN_ERROR(NamedMpkGzFileRecorder<>(10), "NamedMpkGzFileRecorder: gzip level must be in 0..9, got 10");
+    EXPECT_BURN_ERROR(NamedMpkGzFileRecorder<>(10),
+                      "NamedMpkGzFileRecorder: gzip level must be in 0..9, got 10");
 }
 
 TEST(Recorder, PrettyJsonIsReadableText) {
@@ -243,4 +255,4 @@ TEST(Recorder, PrettyJsonIsReadableText) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::module_recorder

@@ -2,16 +2,17 @@
 // Recorder failures: wrong recorder or precision, truncated files, corrupt gzip streams, foreign
 // files, arbitrary bytes (never a crash, always burn::Error), failed saves that leave nothing
 // behind, and a save killed mid-way that leaves the previous file intact.
-#include <burn/record/recorder.hpp>
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <burn/record/recorder.hpp>
 #include <chrono>
 #include <thread>
 
 #include "recorder_helpers.hpp"
 
-namespace burn::testing {
+// A namespace of its own: the suite is a unity build (tests/CMakeLists.txt).
+namespace burn::testing::module_recorder_errors {
 namespace {
 
 using namespace rec;
@@ -54,7 +55,8 @@ TEST(RecorderErrors, WrongRecorder) {
     EXPECT_BURN_ERROR(BinFileRecorder<>().load(mpk),
                       "expected a Bin record of full precision, found a NamedMpk record; load it "
                       "with NamedMpkFileRecorder");
-    EXPECT_BURN_ERROR(BinFileRecorder<>().load(json), "found a Json record; load it with PrettyJsonFileRecorder");
+    EXPECT_BURN_ERROR(BinFileRecorder<>().load(json),
+                      "found a Json record; load it with PrettyJsonFileRecorder");
     EXPECT_BURN_ERROR(BinFileRecorder<>().load(mpkgz),
                       "found gzip-compressed data; load it with BinGzFileRecorder");
     EXPECT_BURN_ERROR(BinGzFileRecorder<>().load(bin),
@@ -68,7 +70,8 @@ TEST(RecorderErrors, WrongRecorder) {
     EXPECT_BURN_ERROR(JsonGzFileRecorder<>().load(json),
                       "expected a gzip-compressed Json record of full precision, found a Json "
                       "record; load it with PrettyJsonFileRecorder");
-    EXPECT_BURN_ERROR(PrettyJsonFileRecorder<>().load(jsongz), "found gzip-compressed data; load it with JsonGzFileRecorder");
+    EXPECT_BURN_ERROR(PrettyJsonFileRecorder<>().load(jsongz),
+                      "found gzip-compressed data; load it with JsonGzFileRecorder");
     EXPECT_BURN_ERROR(BinBytesRecorder<>().from_bytes(read_file(mpk)),
                       "BinBytesRecorder::from_bytes: expected a Bin record");
 }
@@ -78,13 +81,17 @@ TEST(RecorderErrors, WrongPrecision) {
     const Record r = small_record();
     const auto bin = BinFileRecorder<FullPrecisionSettings>().record(r, dir / "m");
     const auto mpk = NamedMpkGzFileRecorder<HalfPrecisionSettings>().record(r, dir / "m");
-    const auto json = PrettyJsonFileRecorder<record::DoublePrecisionSettings>().record(r, dir / "m");
-    EXPECT_BURN_ERROR(BinFileRecorder<HalfPrecisionSettings>().load(bin),
-                      bin.string() + ": expected a Bin record of half precision (f16/i16), found "
-                      "full precision (f32/i32); load it with BinFileRecorder<FullPrecisionSettings>");
-    EXPECT_BURN_ERROR(NamedMpkGzFileRecorder<FullPrecisionSettings>().load(mpk),
-                      "expected a NamedMpk record of full precision (f32/i32), found half "
-                      "precision (f16/i16); load it with NamedMpkGzFileRecorder<HalfPrecisionSettings>");
+    const auto json =
+        PrettyJsonFileRecorder<record::DoublePrecisionSettings>().record(r, dir / "m");
+    EXPECT_BURN_ERROR(
+        BinFileRecorder<HalfPrecisionSettings>().load(bin),
+        bin.string() +
+            ": expected a Bin record of half precision (f16/i16), found "
+            "full precision (f32/i32); load it with BinFileRecorder<FullPrecisionSettings>");
+    EXPECT_BURN_ERROR(
+        NamedMpkGzFileRecorder<FullPrecisionSettings>().load(mpk),
+        "expected a NamedMpk record of full precision (f32/i32), found half "
+        "precision (f16/i16); load it with NamedMpkGzFileRecorder<HalfPrecisionSettings>");
     EXPECT_BURN_ERROR(PrettyJsonFileRecorder<FullPrecisionSettings>().load(json),
                       "found double precision (f64/i64)");
 }
@@ -100,7 +107,8 @@ TEST(RecorderErrors, MissingFile) {
 
 /// Every recorder x every truncation point given: burn::Error saying "truncated".
 template <class R>
-void check_truncations(const R& recorder, std::vector<std::size_t> keep, const std::string& needle) {
+void check_truncations(const R& recorder, std::vector<std::size_t> keep,
+                       const std::string& needle) {
     TempDir dir("trunc");
     const auto path = recorder.record(small_record(), dir / "m");
     const auto full = read_file(path);
@@ -123,40 +131,52 @@ TEST(RecorderErrors, TruncatedFiles) {
     };
     const auto size_of = [](const auto& rec) { return rec.to_bytes(small_record()).size(); };
     check_truncations(BinFileRecorder<>(), with_end(size_of(BinFileRecorder<>())), "(truncated)");
-    check_truncations(NamedMpkFileRecorder<>(), with_end(size_of(NamedMpkFileRecorder<>())), "(truncated)");
-    check_truncations(BinGzFileRecorder<>(), with_end(size_of(BinGzFileRecorder<>())), "(truncated)");
-    check_truncations(NamedMpkGzFileRecorder<>(), with_end(size_of(NamedMpkGzFileRecorder<>())), "(truncated)");
-    check_truncations(JsonGzFileRecorder<>(), with_end(size_of(JsonGzFileRecorder<>())), "(truncated)");
+    check_truncations(NamedMpkFileRecorder<>(), with_end(size_of(NamedMpkFileRecorder<>())),
+                      "(truncated)");
+    check_truncations(BinGzFileRecorder<>(), with_end(size_of(BinGzFileRecorder<>())),
+                      "(truncated)");
+    check_truncations(NamedMpkGzFileRecorder<>(), with_end(size_of(NamedMpkGzFileRecorder<>())),
+                      "(truncated)");
+    check_truncations(JsonGzFileRecorder<>(), with_end(size_of(JsonGzFileRecorder<>())),
+                      "(truncated)");
     // Pretty JSON minus its final newline is still complete: cut one byte more.
     const auto json_size = size_of(PrettyJsonFileRecorder<>());
-    check_truncations(PrettyJsonFileRecorder<>(), {40, 100, json_size / 2, json_size - 2}, "(truncated)");
+    check_truncations(PrettyJsonFileRecorder<>(), {40, 100, json_size / 2, json_size - 2},
+                      "(truncated)");
 }
 
 TEST(RecorderErrors, EmptyAndForeignFiles) {
     TempDir dir("foreign");
     write_file(dir / "empty.bin", std::vector<std::uint8_t>{});
-    EXPECT_BURN_ERROR(BinFileRecorder<>().load(dir / "empty"), "expected a Bin record of full precision, found an empty file");
-    EXPECT_BURN_ERROR(BinBytesRecorder<>().from_bytes(std::vector<std::uint8_t>{}), "found no bytes");
+    EXPECT_BURN_ERROR(BinFileRecorder<>().load(dir / "empty"),
+                      "expected a Bin record of full precision, found an empty file");
+    EXPECT_BURN_ERROR(BinBytesRecorder<>().from_bytes(std::vector<std::uint8_t>{}),
+                      "found no bytes");
 
     const std::vector<std::uint8_t> elf = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     const std::string text = "{\"weights\": [1, 2, 3]}\n";
     const std::vector<std::uint8_t> json(text.begin(), text.end());
     const std::vector<std::uint8_t> foreign_mpk = {0x81, 0xa1, 'a', 0x01};  // {"a": 1}
     for (const auto* ext : {"mpk", "mpk.gz", "bin", "bin.gz", "json.gz", "json"}) {
-        for (const auto& [name, bytes] : {std::pair{"elf", elf}, std::pair{"json", json},
-                                          std::pair{"mpk", foreign_mpk}}) {
+        for (const auto& [name, bytes] :
+             {std::pair{"elf", elf}, std::pair{"json", json}, std::pair{"mpk", foreign_mpk}}) {
             const auto path = dir / (std::string(name) + "." + ext);
             write_file(path, bytes);
         }
     }
     EXPECT_BURN_ERROR(NamedMpkFileRecorder<>().load(dir / "elf"),
-                      "expected a NamedMpk record of full precision, found unknown data (first bytes 7f 45 4c 46");
-    EXPECT_BURN_ERROR(NamedMpkFileRecorder<>().load(dir / "mpk"), "found unknown data (first bytes 81 a1 61 01)");
-    EXPECT_BURN_ERROR(NamedMpkGzFileRecorder<>().load(dir / "elf"),
-                      "expected a gzip-compressed NamedMpk record of full precision, found unknown data");
-    EXPECT_BURN_ERROR(BinFileRecorder<>().load(dir / "json"), "found unknown data (first bytes 7b 22 77");
+                      "expected a NamedMpk record of full precision, found unknown data (first "
+                      "bytes 7f 45 4c 46");
+    EXPECT_BURN_ERROR(NamedMpkFileRecorder<>().load(dir / "mpk"),
+                      "found unknown data (first bytes 81 a1 61 01)");
+    EXPECT_BURN_ERROR(
+        NamedMpkGzFileRecorder<>().load(dir / "elf"),
+        "expected a gzip-compressed NamedMpk record of full precision, found unknown data");
+    EXPECT_BURN_ERROR(BinFileRecorder<>().load(dir / "json"),
+                      "found unknown data (first bytes 7b 22 77");
     EXPECT_BURN_ERROR(BinGzFileRecorder<>().load(dir / "mpk"), "found unknown data");
-    EXPECT_BURN_ERROR(JsonGzFileRecorder<>().load(dir / "json"), "found unknown data (first bytes 7b");
+    EXPECT_BURN_ERROR(JsonGzFileRecorder<>().load(dir / "json"),
+                      "found unknown data (first bytes 7b");
     EXPECT_BURN_ERROR(PrettyJsonFileRecorder<>().load(dir / "json"),
                       "PrettyJsonFileRecorder::load: " + (dir / "json.json").string() +
                           ": expected a Json record of full precision, found unknown data");
@@ -165,10 +185,11 @@ TEST(RecorderErrors, EmptyAndForeignFiles) {
     Record r;
     r.add("x", Record(1.0));
     auto gz_json = JsonGzFileRecorder<>().to_bytes(r);
-    EXPECT_BURN_ERROR(NamedMpkGzFileRecorder<>().from_bytes(gz_json),
-                      "NamedMpkGzFileRecorder::from_bytes: expected a gzip-compressed NamedMpk record "
-                      "of full precision, found gzip-compressed data holding a Json record; load it "
-                      "with JsonGzFileRecorder");
+    EXPECT_BURN_ERROR(
+        NamedMpkGzFileRecorder<>().from_bytes(gz_json),
+        "NamedMpkGzFileRecorder::from_bytes: expected a gzip-compressed NamedMpk record "
+        "of full precision, found gzip-compressed data holding a Json record; load it "
+        "with JsonGzFileRecorder");
 }
 
 TEST(RecorderErrors, CorruptGzip) {
@@ -176,19 +197,23 @@ TEST(RecorderErrors, CorruptGzip) {
     auto check = [&](const auto& recorder) {
         SCOPED_TRACE(recorder.spec().recorder);
         const auto good = recorder.to_bytes(r);
-        ASSERT_TRUE(same_record(recorder.from_bytes(good), expected_after(r, DType::F32, DType::I32)));
+        ASSERT_TRUE(
+            same_record(recorder.from_bytes(good), expected_after(r, DType::F32, DType::I32)));
         // The CRC-32 of the trailer.
         auto bad = good;
         bad[bad.size() - 6] ^= 0x40;
-        EXPECT_BURN_ERROR(recorder.from_bytes(bad), "corrupt gzip stream (zlib: incorrect data check)");
+        EXPECT_BURN_ERROR(recorder.from_bytes(bad),
+                          "corrupt gzip stream (zlib: incorrect data check)");
         // The uncompressed length of the trailer.
         bad = good;
         bad[bad.size() - 2] ^= 0x01;
-        EXPECT_BURN_ERROR(recorder.from_bytes(bad), "corrupt gzip stream (zlib: incorrect length check)");
+        EXPECT_BURN_ERROR(recorder.from_bytes(bad),
+                          "corrupt gzip stream (zlib: incorrect length check)");
         // Reserved header flags.
         bad = good;
         bad[3] |= 0xe0;
-        EXPECT_BURN_ERROR(recorder.from_bytes(bad), "corrupt gzip stream (zlib: unknown header flags set)");
+        EXPECT_BURN_ERROR(recorder.from_bytes(bad),
+                          "corrupt gzip stream (zlib: unknown header flags set)");
         // Compression method other than deflate.
         bad = good;
         bad[2] = 7;
@@ -196,11 +221,13 @@ TEST(RecorderErrors, CorruptGzip) {
         // Data after the stream.
         bad = good;
         bad.push_back(0);
-        EXPECT_BURN_ERROR(recorder.from_bytes(bad), "unexpected data after the end of the gzip stream");
+        EXPECT_BURN_ERROR(recorder.from_bytes(bad),
+                          "unexpected data after the end of the gzip stream");
         // A second gzip member.
         bad = good;
         bad.insert(bad.end(), good.begin(), good.end());
-        EXPECT_BURN_ERROR(recorder.from_bytes(bad), "unexpected data after the end of the gzip stream");
+        EXPECT_BURN_ERROR(recorder.from_bytes(bad),
+                          "unexpected data after the end of the gzip stream");
     };
     check(NamedMpkGzFileRecorder<>());
     check(BinGzFileRecorder<>());
@@ -231,14 +258,16 @@ TEST(RecorderErrors, CorruptRecordsName) {
     ASSERT_EQ(bin[dtype_at], 1);  // f32
     auto bad = bin;
     bad[dtype_at] = 99;
-    EXPECT_BURN_ERROR(BinBytesRecorder<>().from_bytes(bad), "layer.weight: corrupt data: unknown dtype code 99");
+    EXPECT_BURN_ERROR(BinBytesRecorder<>().from_bytes(bad),
+                      "layer.weight: corrupt data: unknown dtype code 99");
     bad = bin;
     bad[dtype_at] = 0;  // f64: the byte count no longer matches
     EXPECT_BURN_ERROR(BinBytesRecorder<>().from_bytes(bad),
                       "layer.weight: corrupt data: 16 bytes for shape [2, 2] of f64 (32 expected)");
     bad = bin;
     bad[dtype_at + 1] = 9;  // rank 9
-    EXPECT_BURN_ERROR(BinBytesRecorder<>().from_bytes(bad), "layer.weight: corrupt data: tensor of rank 9");
+    EXPECT_BURN_ERROR(BinBytesRecorder<>().from_bytes(bad),
+                      "layer.weight: corrupt data: tensor of rank 9");
 
     // A format version from the future.
     bad = bin;
@@ -269,7 +298,8 @@ void fuzz(const R& recorder, unsigned seed) {
         }
     };
     for (std::size_t n = 0; n < good.size(); n += 1 + good.size() / 300) {
-        attempt(std::vector<std::uint8_t>(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n)));
+        attempt(
+            std::vector<std::uint8_t>(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n)));
     }
     for (int i = 0; i < 1500; ++i) {
         auto bytes = good;
@@ -292,7 +322,8 @@ void fuzz(const R& recorder, unsigned seed) {
         attempt(noise);
     }
     EXPECT_GT(rejected, 200u);
-    ::testing::Test::RecordProperty(std::string(recorder.spec().recorder) + "_loaded", static_cast<int>(loaded));
+    ::testing::Test::RecordProperty(std::string(recorder.spec().recorder) + "_loaded",
+                                    static_cast<int>(loaded));
 }
 
 TEST(RecorderErrors, ArbitraryBytesNeverCrash) {
@@ -306,10 +337,11 @@ TEST(RecorderErrors, ArbitraryBytesNeverCrash) {
 
 TEST(RecorderErrors, HostileLengthsAreRejectedBeforeAllocating) {
     // A Bin header announcing a 2^60-byte string: refused without trying to allocate it.
-    std::vector<std::uint8_t> b = {0x89, 'B', 'U', 'R', 'N', 0x0D, 0x0A, 0x1A, 3, 'B', 'i', 'n', 1, 0,
-                                   4, 'f', 'u', 'l', 'l', 1, 5, 9, 0, 0, 0, 0, 0, 0, 0,
-                                   5, 0, 0, 0, 0, 0, 0, 0, 0x10};
-    EXPECT_BURN_ERROR(BinBytesRecorder<>().from_bytes(b), "record: corrupt data: a string length of 1152921504606846976");
+    std::vector<std::uint8_t> b = {0x89, 'B', 'U', 'R', 'N', 0x0D, 0x0A, 0x1A, 3, 'B', 'i', 'n', 1,
+                                   0,    4,   'f', 'u', 'l', 'l',  1,    5,    9, 0,   0,   0,   0,
+                                   0,    0,   0,   5,   0,   0,    0,    0,    0, 0,   0,   0x10};
+    EXPECT_BURN_ERROR(BinBytesRecorder<>().from_bytes(b),
+                      "record: corrupt data: a string length of 1152921504606846976");
     // MessagePack: an array header claiming 2^32 - 1 elements.
     auto mpk = NamedMpkFileRecorder<>().to_bytes(Record(Record::List{}));
     ASSERT_EQ(mpk.back(), 0x90);  // fixarray 0
@@ -327,8 +359,9 @@ TEST(RecorderErrors, FailedSavesLeaveNothing) {
     const Record r = small_record();
     // The target is a directory: the rename fails, the temporary file is removed.
     fs::create_directories(dir / "model.bin");
-    EXPECT_BURN_ERROR(BinFileRecorder<>().record(r, dir / "model"),
-                      "BinFileRecorder::record: " + (dir / "model.bin").string() + ": cannot rename");
+    EXPECT_BURN_ERROR(
+        BinFileRecorder<>().record(r, dir / "model"),
+        "BinFileRecorder::record: " + (dir / "model.bin").string() + ": cannot rename");
     // An int that does not fit the precision: the encoder fails mid-way.
     Record bad;
     bad.add("w", tensor(TensorData(random_floats(100000, 1), Shape{100000}), 1));
@@ -336,12 +369,14 @@ TEST(RecorderErrors, FailedSavesLeaveNothing) {
     EXPECT_BURN_ERROR(NamedMpkFileRecorder<HalfPrecisionSettings>().record(bad, dir / "half"),
                       "i: value 1048576 (index 0) does not fit i16");
     // A path that names a directory.
-    EXPECT_BURN_ERROR(BinFileRecorder<>().record(r, dir.path() / ""), "names a directory, not a file");
+    EXPECT_BURN_ERROR(BinFileRecorder<>().record(r, dir.path() / ""),
+                      "names a directory, not a file");
     // A missing directory.
     EXPECT_BURN_ERROR(NamedMpkFileRecorder<>().record(r, dir / "no" / "such" / "m"),
                       "cannot create the temporary file");
     std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir.path())) names.push_back(e.path().filename().string());
+    for (const auto& e : fs::directory_iterator(dir.path()))
+        names.push_back(e.path().filename().string());
     EXPECT_EQ(names, std::vector<std::string>{"model.bin"});
     EXPECT_TRUE(fs::is_directory(dir / "model.bin"));
 }
@@ -381,7 +416,8 @@ TEST(RecorderAtomicSave, KillMidSaveKeepsThePreviousFile) {
         if (child == 0) {
             // Save newer versions until killed.
             try {
-                for (std::int64_t k = last + 1; k < last + 1000; ++k) recorder.record(versioned(k, n), dir / "model");
+                for (std::int64_t k = last + 1; k < last + 1000; ++k)
+                    recorder.record(versioned(k, n), dir / "model");
             } catch (...) {
                 ::_exit(2);
             }
@@ -389,14 +425,17 @@ TEST(RecorderAtomicSave, KillMidSaveKeepsThePreviousFile) {
         }
         // Wait until a temporary file exists and has data (the child is mid-save), then kill.
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-        const std::string prefix = target.filename().string() + ".tmp-" + std::to_string(child) + "-";
-        const std::uintmax_t min_size = (round + 1) * (n * 4 / 5);  // deeper into the file each round
+        const std::string prefix =
+            target.filename().string() + ".tmp-" + std::to_string(child) + "-";
+        const std::uintmax_t min_size =
+            (round + 1) * (n * 4 / 5);  // deeper into the file each round
         bool mid_write = false;
         while (!mid_write && std::chrono::steady_clock::now() < deadline) {
             std::error_code ec;
             for (const auto& e : fs::directory_iterator(dir.path(), ec)) {
                 const auto name = e.path().filename().string();
-                if (name.rfind(prefix, 0) == 0 && e.file_size(ec) >= std::min<std::uintmax_t>(min_size, 4 * n - 1))
+                if (name.rfind(prefix, 0) == 0 &&
+                    e.file_size(ec) >= std::min<std::uintmax_t>(min_size, 4 * n - 1))
                     mid_write = true;
             }
             if (!mid_write) std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -427,4 +466,4 @@ TEST(RecorderAtomicSave, KillMidSaveKeepsThePreviousFile) {
 }
 
 }  // namespace
-}  // namespace burn::testing
+}  // namespace burn::testing::module_recorder_errors
