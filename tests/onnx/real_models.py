@@ -91,10 +91,6 @@ def img(n=224):
     return torch.rand(1, 3, n, n)
 
 
-def seg(make):
-    return lambda: make(weights_backbone=None, num_classes=5)
-
-
 # name: (constructor, example input, opset, dynamic batch)
 CASES = {
     "resnet50": (tvm.resnet50, img(), 13, True),
@@ -117,7 +113,9 @@ CASES = {
     "deeplabv3_mobilenet_v3": (
         lambda: tvm.segmentation.deeplabv3_mobilenet_v3_large(
             weights_backbone=None, num_classes=5, aux_loss=False), img(128), 13, True),
-    "lraspp_mobilenet_v3": (seg(tvm.segmentation.lraspp_mobilenet_v3_large), img(128), 13, True),
+    "lraspp_mobilenet_v3": (
+        lambda: tvm.segmentation.lraspp_mobilenet_v3_large(weights_backbone=None, num_classes=5),
+        img(128), 13, True),
     "tiny_vit": (TinyViT, torch.rand(2, 3, 32, 32), 17, False),
     "lstm_tagger": (LstmTagger, torch.randint(0, 100, (2, 7)), 13, False),
     "causal_attention": (CausalAttention, torch.rand(2, 6, 32), 14, False),
