@@ -4,8 +4,6 @@
 #pragma once
 
 #include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include <array>
 #include <atomic>
@@ -28,27 +26,16 @@ namespace burn::cpu {
 /// Elements below which a loop stays on the calling thread.
 inline constexpr std::size_t kParallelGrain = 32768;
 
-/// The arena of burn::num_threads() threads that every parallel loop of the kernels runs in
-/// (threads.cpp); null until first use.
-extern std::atomic<tbb::task_arena*> g_thread_pool;
-tbb::task_arena& init_thread_pool();
-inline tbb::task_arena& thread_pool() {
-    tbb::task_arena* a = g_thread_pool.load(std::memory_order_acquire);
-    return a != nullptr ? *a : init_thread_pool();
-}
-
-/// Runs `f` (which calls a TBB algorithm) in the kernels' arena. Every tbb:: algorithm of the
-/// kernels goes through here or parallel_for, never straight to TBB's per-thread default arena.
-template <class F>
-void in_thread_pool(F&& f) {
-    thread_pool().execute(std::forward<F>(f));
-}
-
-/// tbb::parallel_for(tbb::blocked_range(0, n, grain), body) in the kernels' arena.
-template <class Body>
-void parallel_range(std::size_t n, std::size_t grain, const Body& body) {
-    in_thread_pool([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain), body); });
-}
+/// Runs call(body, begin, end) over [0, n) in chunks of at least `grain`, split by
+/// tbb::parallel_for in the kernels' arena of burn::num_threads() threads (threads.cpp; every
+/// parallel loop of the kernels runs there, never in TBB's per-thread default arena). The one
+/// instantiation of TBB's loop
+/// machinery behind parallel_for and parallel_range: they pass each kernel's loop body through a
+/// function pointer, so that the hundreds of kernel instantiations (op x dtype x layout) do not
+/// each instantiate TBB's task, partitioner and arena templates again. One indirect call per chunk
+/// of at least `grain` elements costs nothing measurable; the body itself stays inlined.
+using RangeCall = void (*)(const void* body, std::size_t begin, std::size_t end);
+void parallel_for_erased(std::size_t n, std::size_t grain, const void* body, RangeCall call);
 
 /// Number of threads of the kernels' arena: burn::num_threads() (threads.cpp). Size blocks by
 /// this, not by tbb::this_task_arena::max_concurrency(), which is another arena's outside a loop.
@@ -62,9 +49,18 @@ void parallel_for(std::size_t n, std::size_t grain, F&& f) {
         f(std::size_t{0}, n);
         return;
     }
-    in_thread_pool([&] {
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain),
-                          [&](const tbb::blocked_range<std::size_t>& r) { f(r.begin(), r.end()); });
+    using Body = std::remove_reference_t<F>;
+    parallel_for_erased(n, grain, &f, [](const void* body, std::size_t b, std::size_t e) {
+        (*static_cast<Body*>(const_cast<void*>(body)))(b, e);
+    });
+}
+
+/// tbb::parallel_for(tbb::blocked_range(0, n, grain), body) in the kernels' arena.
+template <class Body>
+void parallel_range(std::size_t n, std::size_t grain, const Body& body) {
+    if (n == 0) return;
+    parallel_for_erased(n, grain, &body, [](const void* b, std::size_t begin, std::size_t end) {
+        (*static_cast<const Body*>(b))(tbb::blocked_range<std::size_t>(begin, end));
     });
 }
 

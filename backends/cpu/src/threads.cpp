@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <tbb/global_control.h>
 #include <tbb/info.h>
+#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -41,9 +42,11 @@
 
 namespace burn::cpu {
 
-std::atomic<tbb::task_arena*> g_thread_pool{nullptr};
-
 namespace {
+
+/// The arena of burn::num_threads() threads that every parallel loop of the kernels runs in; null
+/// until first use.
+std::atomic<tbb::task_arena*> g_thread_pool{nullptr};
 
 std::atomic<int> g_threads{0};
 
@@ -187,12 +190,19 @@ void initialize(PoolState& s) {
 
 }  // namespace
 
+namespace {
 tbb::task_arena& init_thread_pool() {
     PoolState& s = state();
     std::lock_guard lock(s.mutex);
     if (g_thread_pool.load(std::memory_order_acquire) == nullptr) initialize(s);
     return *g_thread_pool.load(std::memory_order_acquire);
 }
+
+tbb::task_arena& thread_pool() {
+    tbb::task_arena* a = g_thread_pool.load(std::memory_order_acquire);
+    return a != nullptr ? *a : init_thread_pool();
+}
+}  // namespace
 
 ThreadInfo thread_info() {
     init_thread_pool();
@@ -202,6 +212,14 @@ ThreadInfo thread_info() {
 }
 
 void run_in_thread_pool(const std::function<void()>& f) { thread_pool().execute(f); }
+
+void parallel_for_erased(std::size_t n, std::size_t grain, const void* body, RangeCall call) {
+    thread_pool().execute([&] {
+        tbb::parallel_for(
+            tbb::blocked_range<std::size_t>(0, n, grain),
+            [&](const tbb::blocked_range<std::size_t>& r) { call(body, r.begin(), r.end()); });
+    });
+}
 
 namespace threading {
 
