@@ -9,7 +9,7 @@
 #
 # pack takes BUILD_DIR/tests/{burn_vk_*,burn_vulkan_runtime_tests,burn_tensor_tests_vulkan,
 # burn_nn_*_vulkan,burn_autodiff_tests_vulkan,burn_fusion_tests_vulkan,
-# burn_tensor_tests_vulkan_fusion} and
+# burn_{tensor,autodiff,nn}_tests_vulkan_fusion} and
 # BUILD_DIR/bench/burn_bench_vulkan (or the path in $BURN_BENCH_VULKAN), strips them, and copies
 # the shared libraries they load except glibc, libstdc++ and libgcc (libvulkan, libtbb,
 # libopenblas, libgfortran, libquadmath, ...) into lib/; libstdc++/libgcc_s go to lib/compat/,
@@ -45,7 +45,8 @@ pack() {
     for f in "$build"/tests/burn_vk_* "$build/tests/burn_vulkan_runtime_tests" \
              "$build/tests/burn_tensor_tests_vulkan" "$build"/tests/burn_nn_*_vulkan \
              "$build/tests/burn_autodiff_tests_vulkan" "$build/tests/burn_fusion_tests_vulkan" \
-             "$build/tests/burn_tensor_tests_vulkan_fusion"; do
+             "$build/tests/burn_tensor_tests_vulkan_fusion" \
+             "$build/tests/burn_autodiff_tests_vulkan_fusion" "$build/tests/burn_nn_tests_vulkan_fusion"; do
         [ -f "$f" ] && [ -x "$f" ] && bins+=("$f")
     done
     [ ${#bins[@]} -gt 0 ] || die "no Vulkan executables under $build"

@@ -909,6 +909,8 @@ std::vector<std::uint64_t> seeds(std::uint64_t first, std::size_t count) {
 #define BURN_RANDOM_PROGRAM_SUITE CudaFusionRandomProgram
 #elif defined(BURN_GPU_TEST_CUDA)
 #define BURN_RANDOM_PROGRAM_SUITE CudaRandomProgram
+#elif defined(BURN_GPU_TEST_VULKAN) && defined(BURN_GPU_TEST_FUSION)
+#define BURN_RANDOM_PROGRAM_SUITE VulkanFusionRandomProgram
 #elif defined(BURN_GPU_TEST_FUSION)
 #define BURN_RANDOM_PROGRAM_SUITE FusionRandomProgram
 #else

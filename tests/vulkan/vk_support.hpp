@@ -3,8 +3,9 @@
 // reference), and views of several layouts, so that every op is checked on strided inputs.
 // Built with BURN_GPU_TEST_CUDA, the GPU backend under test (VB) is Cuda<> instead (the CUDA
 // instance of the cross-backend random programs, burn_cuda_random_program); with
-// BURN_GPU_TEST_FUSION it is Fusion<Cpu<float, int32>> (burn_fusion_random_program), and with both
-// Fusion<Cuda<>> (burn_cuda_fusion_random_program).
+// BURN_GPU_TEST_FUSION it is Fusion<Cpu<float, int32>> (burn_fusion_random_program), with both
+// Fusion<Cuda<>> (burn_cuda_fusion_random_program), and with BURN_GPU_TEST_FUSION and
+// BURN_GPU_TEST_VULKAN Fusion<Vulkan<>> (burn_vk_fusion_random_program).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -16,7 +17,8 @@
 #ifdef BURN_GPU_TEST_FUSION
 #include <burn/fusion/fusion.hpp>
 #endif
-#if !defined(BURN_GPU_TEST_CUDA) && !defined(BURN_GPU_TEST_FUSION)
+#if defined(BURN_GPU_TEST_VULKAN) || \
+    (!defined(BURN_GPU_TEST_CUDA) && !defined(BURN_GPU_TEST_FUSION))
 #include <burn/backend/vulkan.hpp>
 #endif
 #include <burn/burn.hpp>
@@ -40,6 +42,10 @@ using VB = Cuda<>;
 /// The GPU backend's name in messages, and the test executable's.
 inline constexpr const char* kGpuName = "cuda";
 inline constexpr const char* kGpuSuiteName = "Cuda";
+#elif defined(BURN_GPU_TEST_VULKAN) && defined(BURN_GPU_TEST_FUSION)
+using VB = Fusion<Vulkan<>>;
+inline constexpr const char* kGpuName = "vulkan-fusion";
+inline constexpr const char* kGpuSuiteName = "VulkanFusion";
 #elif defined(BURN_GPU_TEST_FUSION)
 using VB = Fusion<Cpu<float, std::int32_t>>;
 inline constexpr const char* kGpuName = "fusion";
@@ -80,7 +86,7 @@ T view_slice(T t, std::span<const SliceRange> ranges) {
 
 /// Skips the test when there is no device of the GPU backend under test (CI without lavapipe, or
 /// without a CUDA GPU), with the reason.
-#if defined(BURN_GPU_TEST_FUSION) && !defined(BURN_GPU_TEST_CUDA)
+#if defined(BURN_GPU_TEST_FUSION) && !defined(BURN_GPU_TEST_CUDA) && !defined(BURN_GPU_TEST_VULKAN)
 #define BURN_REQUIRE_VULKAN() \
     do {                      \
     } while (0)
