@@ -192,6 +192,12 @@ run() {
             rc=$?
             printf '%-30s rc=%-3s %-40s %ss\n' "$name" "$rc" "$(summarise "$log")" \
                 "$((SECONDS - t0))"
+            # Without a device every test skips; gtest's summary may still say "passed" (a skip
+            # in the global environment), so the run counts as failed.
+            if [ $rc -eq 0 ] && grep -q '^no Vulkan device' "$log"; then
+                echo "    no Vulkan device: nothing ran (check the ICD: VK_LOADER_DEBUG=error,driver)"
+                rc=1
+            fi
             if [ $rc -ne 0 ]; then
                 failed=$((failed + 1))
                 grep -E '^\[  FAILED  \]|Failure|terminate|Error' "$log" | head -20 \
