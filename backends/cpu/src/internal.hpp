@@ -28,12 +28,12 @@ inline constexpr std::size_t kParallelGrain = 32768;
 
 /// Runs call(body, begin, end) over [0, n) in chunks of at least `grain`, split by
 /// tbb::parallel_for in the kernels' arena of burn::num_threads() threads (threads.cpp; every
-/// parallel loop of the kernels runs there, never in TBB's per-thread default arena). The one
-/// instantiation of TBB's loop
-/// machinery behind parallel_for and parallel_range: they pass each kernel's loop body through a
-/// function pointer, so that the hundreds of kernel instantiations (op x dtype x layout) do not
-/// each instantiate TBB's task, partitioner and arena templates again. One indirect call per chunk
-/// of at least `grain` elements costs nothing measurable; the body itself stays inlined.
+/// parallel loop of the kernels runs there, never in TBB's per-thread default arena). It is the one
+/// instantiation of TBB's loop machinery behind parallel_for and parallel_range: they pass each
+/// kernel's loop body through a function pointer, so that the hundreds of kernel instantiations
+/// (op x dtype x layout) do not each instantiate TBB's task, partitioner and arena templates
+/// again. One indirect call per chunk of at least `grain` elements costs nothing measurable; the
+/// body itself stays inlined.
 using RangeCall = void (*)(const void* body, std::size_t begin, std::size_t end);
 void parallel_for_erased(std::size_t n, std::size_t grain, const void* body, RangeCall call);
 

@@ -188,9 +188,6 @@ void initialize(PoolState& s) {
     install(s, threading::available_threads(s.affinity, s.cgroup), ThreadSource::Available);
 }
 
-}  // namespace
-
-namespace {
 tbb::task_arena& init_thread_pool() {
     PoolState& s = state();
     std::lock_guard lock(s.mutex);
@@ -202,6 +199,7 @@ tbb::task_arena& thread_pool() {
     tbb::task_arena* a = g_thread_pool.load(std::memory_order_acquire);
     return a != nullptr ? *a : init_thread_pool();
 }
+
 }  // namespace
 
 ThreadInfo thread_info() {
