@@ -153,6 +153,32 @@ def _softmax(torch, dev, args, guide):
     return (lambda: torch.softmax(x, 1)), 2.0 * 4 * r * c * 1e-9
 
 
+def _softmax_scaled(compiled):
+    """softmax(x * 0.125 + bias, 1): eager (three kernels) or torch.compile."""
+    def make(torch, dev, args, guide):
+        r, c = args
+        x, bias = _rand(torch, dev, r, c), _rand(torch, dev, 1, c)
+
+        def f(t, b):
+            return torch.softmax(t * 0.125 + b, 1)
+        fn = torch.compile(f) if compiled else f
+        return (lambda: fn(x, bias)), 2.0 * 4 * r * c * 1e-9
+    return make
+
+
+def _squared_error(compiled):
+    """((a - b) ** 2).sum(): eager (three kernels) or torch.compile."""
+    def make(torch, dev, args, guide):
+        r, c = args
+        a, b = _rand(torch, dev, r, c), _rand(torch, dev, r, c)
+
+        def f(u, v):
+            return ((u - v) ** 2).sum()
+        fn = torch.compile(f) if compiled else f
+        return (lambda: fn(a, b)), 2.0 * 4 * r * c * 1e-9
+    return make
+
+
 RESNET_C, RESNET_SIDE = 64, 56  # conv 3x3, 64 -> 64 channels, 56x56, padding 1
 
 
@@ -322,6 +348,15 @@ CASES = {
                        _at((4096, 4096), "sum over dim 1 of [4096, 4096]: ratio"), {}),
     "BM_CudaSoftmax": ("GBps", _softmax, "torch.softmax(x, 1)",
                        _at((4096, 4096), "softmax over dim 1 of [4096, 4096]: ratio"), {}),
+    "BM_CudaSoftmaxScaled": ("GBps", _softmax_scaled(False), "softmax(x * 0.125 + b, 1), eager",
+                             "(the unfused baseline)", {}),
+    "BM_CudaFusionSoftmaxScaled": ("GBps", _softmax_scaled(True),
+                                   "the same in torch.compile",
+                                   "Fusion<Cuda>: one kernel; ratio", {}),
+    "BM_CudaSquaredError": ("GBps", _squared_error(False), "((a - b) ** 2).sum(), eager",
+                            "(the unfused baseline)", {}),
+    "BM_CudaFusionSquaredError": ("GBps", _squared_error(True), "the same in torch.compile",
+                                  "Fusion<Cuda>: one kernel (+ partials); ratio", {}),
     "BM_CudaConv2dResnet": ("TFLOPS", _conv_resnet, "F.conv2d 64->64, 56x56, pad 1, no_grad",
                             "(forward only)", {}),
     "BM_CudaConv2dResnetFwdBwd": ("TFLOPS", _conv_resnet_fwd_bwd,

@@ -55,6 +55,11 @@ CASES = {
     # fused program; gelu_custom_unfused/64M is Cpu<float>).
     "gelu_custom/64M": (lambda: (rand(16384, 4096) * 8 - 4,),
                         lambda x: x * (torch.erf(x / 2 ** 0.5) + 1) / 2),
+    # Reductions with element-wise work before them (bench/fusion.cpp: one fused program each).
+    "softmax_scaled/4096x1024": (lambda: (rand(4096, 1024) * 8 - 4, rand(1, 1024) * 2 - 1),
+                                 lambda x, b: torch.softmax(x * 0.125 + b, -1)),
+    "mse/16M": (lambda: (rand(N16M // SIDE, SIDE) * 2 - 1, rand(N16M // SIDE, SIDE) * 2 - 1),
+                lambda a, b: ((a - b) ** 2).mean()),
 }
 
 

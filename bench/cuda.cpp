@@ -291,6 +291,40 @@ void BM_CudaSoftmax(benchmark::State& state) {
     });
 }
 
+// Reductions with element-wise work before them: softmax(x * 0.125 + bias) along dim 1 of
+// [r, c] (bias [1, c]) and (a - b)^2 summed over [r, c]. Fusion<Cuda> runs each as one generated
+// kernel; Cuda<> as two or three kernels.
+template <class Bk>
+void softmax_scaled(benchmark::State& state) {
+    if (!have_device(state)) return;
+    const auto r = static_cast<std::size_t>(state.range(0));
+    const auto c = static_cast<std::size_t>(state.range(1));
+    const auto x = burn::Tensor<Bk, 2>::random({r, c}, burn::Distribution::Default(), kDevice);
+    const auto bias = burn::Tensor<Bk, 2>::random({1, c}, burn::Distribution::Default(), kDevice);
+    run_case(state, "GBps", 2.0 * double(r * c) * sizeof(float) * kGB, [&] {
+        auto y = burn::activation::softmax(x * 0.125 + bias, 1);
+        benchmark::DoNotOptimize(y.slice({{0, 1}, {0, 1}}).sum());
+    });
+}
+void BM_CudaSoftmaxScaled(benchmark::State& state) { softmax_scaled<B>(state); }
+void BM_CudaFusionSoftmaxScaled(benchmark::State& state) { softmax_scaled<burn::Fusion<B>>(state); }
+
+template <class Bk>
+void squared_error(benchmark::State& state) {
+    if (!have_device(state)) return;
+    const auto r = static_cast<std::size_t>(state.range(0));
+    const auto c = static_cast<std::size_t>(state.range(1));
+    const auto a = burn::Tensor<Bk, 2>::random({r, c}, burn::Distribution::Default(), kDevice);
+    const auto b = burn::Tensor<Bk, 2>::random({r, c}, burn::Distribution::Default(), kDevice);
+    run_case(state, "GBps", 2.0 * double(r * c) * sizeof(float) * kGB, [&] {
+        // Summing the result computes it (a Fusion reduction is lazy until something reads it).
+        auto s = (a - b).powf_scalar(2.0).sum().sum();
+        benchmark::DoNotOptimize(s);
+    });
+}
+void BM_CudaSquaredError(benchmark::State& state) { squared_error<B>(state); }
+void BM_CudaFusionSquaredError(benchmark::State& state) { squared_error<burn::Fusion<B>>(state); }
+
 // A ResNet layer: conv 3x3, 64 -> 64 channels, 56x56, padding 1, stride 1, with bias.
 constexpr std::size_t kResC = 64, kResSide = 56;
 
@@ -517,6 +551,10 @@ void register_cases(bool small) {
     reg("BM_CudaSum", BM_CudaSum)->Args({side, side});
     reg("BM_CudaSumDim1", BM_CudaSumDim1)->Args({side, side});
     reg("BM_CudaSoftmax", BM_CudaSoftmax)->Args({side, side});
+    reg("BM_CudaSoftmaxScaled", BM_CudaSoftmaxScaled)->Args({side, side});
+    reg("BM_CudaFusionSoftmaxScaled", BM_CudaFusionSoftmaxScaled)->Args({side, side});
+    reg("BM_CudaSquaredError", BM_CudaSquaredError)->Args({side, side});
+    reg("BM_CudaFusionSquaredError", BM_CudaFusionSquaredError)->Args({side, side});
     reg("BM_CudaConv2dResnet", BM_CudaConv2dResnet)->Arg(small ? 2 : 32);
     reg("BM_CudaConv2dResnetFwdBwd", BM_CudaConv2dResnetFwdBwd)->Arg(small ? 2 : 32);
     reg("BM_CudaConv2dResnetFwdBwdBF16", BM_CudaConv2dResnetFwdBwdBF16)->Arg(small ? 2 : 32);

@@ -10,6 +10,13 @@
 // result, which computes the whole pending tensor (fused) or nothing more (unfused: the kernels
 // ran eagerly). bench/compare_pytorch.py times the same formula in PyTorch eager
 // ("gelu_custom/64M") and prints the fused / unfused ratio.
+//
+// Reductions with element-wise work before them (one program that computes and reduces):
+//
+//   softmax_scaled/4096x1024   softmax(x * 0.125 + bias, -1), attention-style, bias [1, 1024]
+//   mse/16M                    (a - b).powf_scalar(2).mean() over two 16M tensors (a loss)
+//
+// and their _unfused counterparts on Cpu<float> (two and three kernels).
 #include <benchmark/benchmark.h>
 
 #include <burn/backend/cpu.hpp>
@@ -38,8 +45,50 @@ void gelu_custom(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * kRows * kCols * 8));
 }
 
+template <class B>
+void softmax_scaled(benchmark::State& state) {
+    const auto x =
+        burn::Tensor<B, 2>::random(burn::Shape{4096, 1024}, burn::Distribution::Uniform(-4.0, 4.0));
+    const auto bias =
+        burn::Tensor<B, 2>::random(burn::Shape{1, 1024}, burn::Distribution::Uniform(-1.0, 1.0));
+    for (auto _ : state) {
+        auto y = burn::activation::softmax(x * 0.125 + bias, -1);
+        benchmark::DoNotOptimize(B::float_into_data(y.slice({{0, 1}, {0, 1}}).primitive()));
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 4096 * 1024 * 8));
+}
+
+template <class B>
+void mse(benchmark::State& state) {
+    const auto a = burn::Tensor<B, 2>::random(burn::Shape{kRows / 4, kCols},
+                                              burn::Distribution::Uniform(-1.0, 1.0));
+    const auto b = burn::Tensor<B, 2>::random(burn::Shape{kRows / 4, kCols},
+                                              burn::Distribution::Uniform(-1.0, 1.0));
+    for (auto _ : state) {
+        auto loss = (a - b).powf_scalar(2.0).mean();
+        benchmark::DoNotOptimize(loss.into_scalar());
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * kRows / 4 * kCols * 8));
+}
+
 }  // namespace
 
+BENCHMARK(softmax_scaled<burn::Fusion<burn::Cpu<float>>>)
+    ->Name("softmax_scaled/4096x1024")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(softmax_scaled<burn::Cpu<float>>)
+    ->Name("softmax_scaled_unfused/4096x1024")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(mse<burn::Fusion<burn::Cpu<float>>>)
+    ->Name("mse/16M")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(mse<burn::Cpu<float>>)
+    ->Name("mse_unfused/16M")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(gelu_custom<burn::Fusion<burn::Cpu<float>>>)
     ->Name("gelu_custom/64M")
     ->Unit(benchmark::kMillisecond)

@@ -3,6 +3,7 @@
 // fused programs (BURN_FUSION_LOG), and Program::to_string.
 #include <atomic>
 #include <burn/fusion/fusion.hpp>
+#include <burn/tensor/error.hpp>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
@@ -75,7 +76,48 @@ std::string Program::to_string() const {
     }
     os << "  outputs:";
     for (auto r : outputs) os << " r" << r;
+    switch (reduction.kind) {
+        case Reduction::Kind::None: break;
+        case Reduction::Kind::All:
+            os << "\n  r" << outputs[0] << " reduced: " << backend::op_name(reduction.op);
+            break;
+        case Reduction::Kind::Dim:
+            os << "\n  r" << outputs[0] << " reduced: " << backend::op_dim_name(reduction.op)
+               << "(dim " << reduction.dim << ")";
+            break;
+        case Reduction::Kind::Softmax:
+        case Reduction::Kind::LogSoftmax:
+            os << "\n  r" << outputs[0] << " reduced: "
+               << (reduction.kind == Reduction::Kind::Softmax ? "softmax" : "log_softmax")
+               << "(dim " << reduction.dim << ")";
+            break;
+    }
     return os.str();
+}
+
+ReduceGeometry reduce_geometry(const Program& p, DType fdt, const char* who) {
+    using Kind = Reduction::Kind;
+    const Reduction red = p.reduction;
+    const std::size_t n_in = p.inputs.size();
+    const std::size_t total = p.shape.num_elements();
+    BURN_CHECK(red.kind != Kind::None && !p.outputs.empty() && p.outputs[0] >= n_in &&
+                   p.outputs[0] < p.num_registers() && p.instrs[p.outputs[0] - n_in].dtype == fdt &&
+                   total > 0 && (red.kind == Kind::All || red.dim < p.shape.rank()),
+               who, ": fused_reduce expects a non-empty program whose first output is a ", fdt,
+               " register reduced along one of its ", p.shape.rank(), " dims");
+    ReduceGeometry g;
+    g.softmax = red.kind == Kind::Softmax || red.kind == Kind::LogSoftmax;
+    g.rows = total;
+    g.result = Shape{1};
+    if (red.kind != Kind::All) {
+        g.outer = 1;
+        for (std::size_t d = 0; d < red.dim; ++d) g.outer *= p.shape[d];
+        for (std::size_t d = red.dim + 1; d < p.shape.rank(); ++d) g.inner *= p.shape[d];
+        g.rows = p.shape[red.dim];
+        g.result = p.shape;
+        if (!g.softmax) g.result[red.dim] = 1;
+    }
+    return g;
 }
 
 namespace detail {

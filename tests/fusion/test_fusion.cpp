@@ -286,6 +286,142 @@ TEST(Fusion, AutodiffGradientsMatchTheUnfusedBackend) {
     check(wf.grad(gf)->to_data(), wc.grad(gc)->to_data());
 }
 
+/// Whether Fusion<B> fuses reductions on this backend (its kernel set runs fused_reduce).
+constexpr bool kFusesReductions = fusion::ReducingFusionKernelSet<typename CB::Kernels>;
+
+template <std::size_t D>
+void expect_near_rel(const Tensor<FB, D>& f, const Tensor<CB, D>& c, double rel) {
+    const auto a = f.to_data(), b = c.to_data();
+    ASSERT_EQ(a.shape, b.shape);
+    const auto x = a.template as_span<float>(), y = b.template as_span<float>();
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        if (std::isnan(x[i]) && std::isnan(y[i])) continue;
+        ASSERT_NEAR(x[i], y[i], 1e-6 + rel * std::abs(y[i])) << "element " << i;
+    }
+}
+
+TEST(Fusion, SoftmaxOfAPendingChainIsOneProgram) {
+    // Attention-style: softmax(scores * scale + bias) along the last dim and along dim 0.
+    const auto xd = sample(Shape{48, 300}, 21), bd = sample(Shape{1, 300}, 22);
+    const auto x = Tensor<FB, 2>::from_data(xd), b = Tensor<FB, 2>::from_data(bd);
+    const auto xc = Tensor<CB, 2>::from_data(xd), bc = Tensor<CB, 2>::from_data(bd);
+    for (const std::int64_t dim : {-1, 0}) {
+        for (const bool log : {false, true}) {
+            fusion::reset_stats();
+            const auto y = log ? activation::log_softmax(x * 0.125 + b, dim)
+                               : activation::softmax(x * 0.125 + b, dim);
+            const auto yc = log ? activation::log_softmax(xc * 0.125 + bc, dim)
+                                : activation::softmax(xc * 0.125 + bc, dim);
+            expect_near_rel(y, yc, 1e-6);
+            if (kFusesReductions) {
+                const auto s = fusion::stats();
+                EXPECT_EQ(s.programs, 1u) << "dim " << dim << (log ? " log_softmax" : " softmax");
+                EXPECT_EQ(s.fused_ops, 2u);
+                EXPECT_EQ(s.outputs, 1u) << "only the softmax is written";
+                EXPECT_EQ(s.unfused_ops, 1u) << "the read (into_data)";
+            }
+        }
+    }
+}
+
+/// Every reduction (sum, mean, max, min, prod along each dim and over everything) of the pending
+/// chain exp(x / 4): the fused results against the unfused backend's, one program each. The
+/// values agree to a few ulp: the SIMD and scalar paths of exp can differ in the last bit, and
+/// where a fused program's blocks end is not where the unfused kernel's SIMD loop ends.
+template <std::size_t D>
+void check_reductions(const Shape& shape, std::uint64_t seed) {
+    const auto xd = sample(shape, seed, 0.5f, 1.5f);
+    const auto x = Tensor<FB, D>::from_data(xd);
+    const auto xc = Tensor<CB, D>::from_data(xd);
+    const auto pf = [&] { return (x * 0.25).exp(); };
+    const auto pc = [&] { return (xc * 0.25).exp(); };
+    // f and c make the reductions; the pending exp is a temporary of f's statement only.
+    const auto check = [&](const auto& f, const auto& c, const char* what, std::size_t dim,
+                           std::uint64_t programs = 1) {
+        fusion::reset_stats();
+        const auto fr = f();
+        const auto a = fr.to_data(), b = c().to_data();
+        ASSERT_EQ(a.shape, b.shape);
+        for (std::size_t i = 0; i < a.num_elements(); ++i) {
+            const float u = a.template as_span<float>()[i], v = b.template as_span<float>()[i];
+            ASSERT_NEAR(u, v, 2e-6 * std::abs(v))
+                << shape << " " << what << " dim " << dim << " at " << i;
+        }
+        if (kFusesReductions) {
+            const auto st = fusion::stats();
+            EXPECT_EQ(st.programs, programs) << shape << " " << what << " dim " << dim;
+            EXPECT_EQ(st.outputs, programs) << shape << " " << what << ": only the result";
+            EXPECT_EQ(st.unfused_ops, 1u) << shape << " " << what << ": the read";
+        }
+    };
+    const bool small = shape.num_elements() <= 100000;  // prod of more underflows or overflows
+    for (std::size_t dim = 0; dim < D; ++dim) {
+        const auto d = static_cast<std::int64_t>(dim);
+        check([&] { return pf().sum_dim(d); }, [&] { return pc().sum_dim(d); }, "sum", dim);
+        check([&] { return pf().mean_dim(d); }, [&] { return pc().mean_dim(d); }, "mean", dim);
+        check([&] { return pf().max_dim(d); }, [&] { return pc().max_dim(d); }, "max", dim);
+        check([&] { return pf().min_dim(d); }, [&] { return pc().min_dim(d); }, "min", dim);
+        if (small)
+            check([&] { return pf().prod_dim(d); }, [&] { return pc().prod_dim(d); }, "prod", dim);
+    }
+    check([&] { return pf().sum(); }, [&] { return pc().sum(); }, "sum", D);
+    // mean() is sum() then a division: a second program.
+    check([&] { return pf().mean(); }, [&] { return pc().mean(); }, "mean", D, 2);
+    check([&] { return pf().max(); }, [&] { return pc().max(); }, "max", D);
+    check([&] { return pf().min(); }, [&] { return pc().min(); }, "min", D);
+    if (small) check([&] { return pf().prod(); }, [&] { return pc().prod(); }, "prod", D);
+}
+
+TEST(Fusion, ReductionsOfPendingChainsMatchTheUnfusedKernels) {
+    // Shapes around the CPU's block of 2^17 elements: slabs that fit several to a block, one
+    // slab larger than a block (rows split into runs), reductions over a middle dim.
+    check_reductions<2>(Shape{7, 33}, 31);
+    check_reductions<2>(Shape{3, 70000}, 32);
+    check_reductions<2>(Shape{2, 300000}, 33);
+    check_reductions<2>(Shape{200000, 3}, 34);
+    check_reductions<3>(Shape{5, 1000, 40}, 35);
+    check_reductions<3>(Shape{2, 800, 300}, 36);
+}
+
+TEST(Fusion, ReducedTensorsStillReferencedAreWritten) {
+    const auto xd = sample(Shape{40, 50}, 41);
+    const auto x = Tensor<FB, 2>::from_data(xd);
+    const auto xc = Tensor<CB, 2>::from_data(xd);
+    fusion::reset_stats();
+    const auto e = (x * 1.5).exp();  // held: written by the program that reduces it
+    const auto s = (e - 1.0).sum_dim(1);
+    const auto m = e.max_dim(0);  // reads e, which the first program wrote
+    const auto ec = (xc * 1.5).exp();
+    expect_near_rel(s, (ec - 1.0).sum_dim(1), 2e-6);
+    expect_same(e, ec);
+    expect_same(m, ec.max_dim(0));
+    if (kFusesReductions) {
+        const auto st = fusion::stats();
+        EXPECT_EQ(st.programs, 1u) << "e and the sum in one program; the max reads e";
+        EXPECT_EQ(st.outputs, 2u) << "the sum and e";
+        EXPECT_EQ(st.unfused_ops, 4u) << "max_dim of a computed tensor, three reads";
+    }
+}
+
+TEST(Fusion, ReductionsPropagateNaNAndReadMidChain) {
+    std::vector<float> v(2 * 1000, 1.0f);
+    v[1500] = std::numeric_limits<float>::quiet_NaN();
+    const TensorData d(std::move(v), Shape{2, 1000});
+    const auto x = Tensor<FB, 2>::from_data(d);
+    const auto y = x.exp().max_dim(1).to_data();
+    EXPECT_FLOAT_EQ(y.as_span<float>()[0], std::exp(1.0f));
+    EXPECT_TRUE(std::isnan(y.as_span<float>()[1]));
+    // A reduction recorded, its input then read before the reduction is: the reduction reads
+    // the computed input.
+    const auto z = x.abs() * 2.0;
+    const auto total = z.slice({{0, 1}}).sum();  // a view: computes z first
+    const auto zs = (x.abs() * 2.0).sum_dim(1);
+    (void)z.to_data();
+    EXPECT_FLOAT_EQ(total.into_scalar(), 2000.0f);
+    EXPECT_FLOAT_EQ(zs.to_data().as_span<float>()[0], 2000.0f);
+    EXPECT_TRUE(std::isnan(zs.to_data().as_span<float>()[1]));
+}
+
 TEST(Fusion, ProgramLogDescribesTheOps) {
     fusion::Program p;
     p.shape = Shape{2, 3};

@@ -200,6 +200,11 @@ void softmax_typed(const CpuTensor& x, const CpuTensor& out, std::size_t dim, bo
 
 }  // namespace
 
+void softmax_into(const CpuTensor& x, const CpuTensor& out, std::size_t dim, bool log) {
+    dispatch_float(x.dtype, log ? "log_softmax" : "softmax",
+                   [&](auto e) { softmax_typed<decltype(e)>(x, out, dim, log); });
+}
+
 CpuTensor Kernels::activation(Activation op, CpuTensor x, double alpha, double beta) {
     const char* name = backend::op_name(op);
     const DType dt = x.dtype;

@@ -186,9 +186,14 @@ struct Runner {
     const Program& p;
     std::vector<View> inputs;
     std::vector<std::byte*> out_base;  // per register: the output's data, or null
+    // The register a fused reduction reduces (when not written to an output): run() writes it
+    // into a block buffer.
+    std::size_t block_reg = ~std::size_t{0};
 
-    void tile(std::size_t begin, std::size_t n, std::vector<std::byte*>& reg,
-              std::byte* scratch) const {
+    /// Runs the program over the elements [begin, begin + n); `block` (when not null) receives
+    /// block_reg's values of the elements from `block_start` on.
+    void tile(std::size_t begin, std::size_t n, std::vector<std::byte*>& reg, std::byte* scratch,
+              std::byte* block, std::size_t block_start) const {
         const std::size_t n_in = p.inputs.size();
         for (std::size_t i = 0; i < n_in; ++i) {
             std::byte* slot = scratch + i * kTile * sizeof(E);
@@ -213,7 +218,9 @@ struct Runner {
             const Instr& ins = p.instrs[k];
             const std::size_t r = n_in + k;
             const std::size_t width = ins.dtype == DType::Bool ? 1 : sizeof(E);
-            reg[r] = out_base[r] ? out_base[r] + begin * width : scratch + r * kTile * sizeof(E);
+            if (out_base[r]) reg[r] = out_base[r] + begin * width;
+            else if (r == block_reg && block) reg[r] = block + (begin - block_start) * width;
+            else reg[r] = scratch + r * kTile * sizeof(E);
             const auto f = [&](std::size_t j) {
                 return reinterpret_cast<const E*>(reg[ins.args[j]]);
             };
@@ -274,9 +281,12 @@ struct Runner {
         }
     }
 
-    void run() const {
-        const std::size_t total = p.shape.num_elements();
-        const std::size_t tiles = (total + kTile - 1) / kTile;
+    /// Runs the program over the elements [start, start + count) (row-major), over the kernels'
+    /// threads unless `serial`; block_reg's values go to `block` (from element `start` on).
+    void run(std::size_t start, std::size_t count, std::byte* block = nullptr,
+             bool serial = false) const {
+        const std::size_t total = start + count;
+        const std::size_t tiles = (count + kTile - 1) / kTile;
         const std::size_t regs = p.num_registers();
         const std::size_t scratch_bytes = regs * kTile * sizeof(E);
         const auto body = [&](std::size_t t0, std::size_t t1) {
@@ -286,16 +296,64 @@ struct Runner {
                 (reinterpret_cast<std::uintptr_t>(scratch.data()) + 63) & ~std::uintptr_t{63});
             std::vector<std::byte*> reg(regs);
             for (std::size_t t = t0; t < t1; ++t) {
-                const std::size_t begin = t * kTile;
-                tile(begin, std::min(kTile, total - begin), reg, aligned);
+                const std::size_t begin = start + t * kTile;
+                tile(begin, std::min(kTile, total - begin), reg, aligned, block, start);
             }
         };
         // Each element costs several ops: a smaller grain than the single-op kernels'.
         const std::size_t grain = std::max<std::size_t>(1, kParallelGrain / (4 * kTile));
-        if (tiles >= 2 * grain) parallel_for(tiles, grain, body);
+        if (!serial && tiles >= 2 * grain) parallel_for(tiles, grain, body);
         else body(0, tiles);
     }
 };
+
+/// Elements a fused reduction computes per block: the block's buffer (256 KiB of f32) stays in
+/// the thread's L2 cache between the program that writes it and the kernel that reduces it.
+constexpr std::size_t kReduceBlock = std::size_t{1} << 16;
+
+/// Two partial results of a reduction combined (Mean's partials are sums; NaN wins max and min,
+/// as in the kernels).
+double combine(backend::ReduceOp op, double a, double b) {
+    using backend::ReduceOp;
+    switch (op) {
+        case ReduceOp::Max: return std::isnan(a) || std::isnan(b) ? a + b : std::max(a, b);
+        case ReduceOp::Min: return std::isnan(a) || std::isnan(b) ? a + b : std::min(a, b);
+        case ReduceOp::Prod: return a * b;
+        case ReduceOp::Sum:
+        case ReduceOp::Mean: break;
+    }
+    return a + b;
+}
+
+/// A dense tensor of `shape` over t's buffer, from element `offset` on.
+CpuTensor dense_view(const CpuTensor& t, const Shape& shape, std::size_t offset) {
+    CpuTensor v = t;
+    v.shape = shape;
+    v.strides = backend::contiguous_strides(shape);
+    v.offset = static_cast<std::int64_t>(offset);
+    return v;
+}
+
+/// A program's outputs (but the first when `skip_first`) allocated; out_base points at them.
+std::vector<CpuTensor> alloc_outputs(const Program& p, bool skip_first,
+                                     std::vector<std::byte*>& out_base) {
+    std::vector<CpuTensor> outs(p.outputs.size());
+    out_base.assign(p.num_registers(), nullptr);
+    const std::size_t n_in = p.inputs.size();
+    for (std::size_t k = skip_first ? 1 : 0; k < p.outputs.size(); ++k) {
+        const std::uint32_t r = p.outputs[k];
+        outs[k] = alloc(p.shape, p.instrs[r - n_in].dtype);
+        out_base[r] = outs[k].buffer->data();
+    }
+    return outs;
+}
+
+std::vector<View> input_views(const Program& p, std::span<const CpuTensor> inputs) {
+    std::vector<View> views;
+    views.reserve(inputs.size());
+    for (const auto& t : inputs) views.push_back(view_of(t, p.shape));
+    return views;
+}
 
 }  // namespace
 
@@ -304,22 +362,122 @@ std::vector<CpuTensor> Kernels::fused_elementwise(const fusion::Program& p,
     // The float dtype of the program (every float register has it; f32 when there is none).
     const DType fdt = fusion::codegen::float_dtype(p, "fusion");
 
-    std::vector<CpuTensor> outs;
-    outs.reserve(p.outputs.size());
-    const std::size_t n_in = p.inputs.size();
-    std::vector<std::byte*> out_base(p.num_registers(), nullptr);
-    for (std::uint32_t r : p.outputs) {
-        const DType dt = p.instrs[r - n_in].dtype;
-        outs.push_back(alloc(p.shape, dt));
-        out_base[r] = outs.back().buffer->data();
-    }
-    std::vector<View> views;
-    views.reserve(inputs.size());
-    for (const auto& t : inputs) views.push_back(view_of(t, p.shape));
+    std::vector<std::byte*> out_base;
+    std::vector<CpuTensor> outs = alloc_outputs(p, false, out_base);
+    const std::vector<View> views = input_views(p, inputs);
     dispatch_float(fdt, "fusion", [&](auto e) {
         using E = decltype(e);
-        Runner<E>{p, views, out_base}.run();
+        Runner<E>{p, views, out_base}.run(0, p.shape.num_elements());
     });
+    return outs;
+}
+
+}  // namespace burn::cpu
+
+namespace burn::cpu {
+
+// A program ending with a reduction runs block by block, blocks spread over the kernels'
+// threads: a block is whole [rows, inner] slabs around the reduced dim (several when they are
+// small), or, for a slab larger than a block, a run of its rows. The thread that computes a block
+// writes the reduced register into a cache-sized buffer (softmax: straight into the output) and
+// runs the unfused kernel's code on it (reduce_all, reduce_dim, softmax in place); partial results
+// of a slab split into runs of rows are combined in f64. Results are those of the kernels up to
+// the rounding of those partials.
+std::vector<CpuTensor> Kernels::fused_reduce(const fusion::Program& p,
+                                             std::span<const CpuTensor> inputs) {
+    using Kind = fusion::Reduction::Kind;
+    using backend::ReduceOp;
+    const fusion::Reduction red = p.reduction;
+    const DType fdt = fusion::codegen::float_dtype(p, "fusion");
+    const fusion::ReduceGeometry g = fusion::reduce_geometry(p, fdt, "fusion");
+    const std::uint32_t root = p.outputs[0];
+    const std::size_t outer = g.outer, rows = g.rows, inner = g.inner;
+    const bool softmax = g.softmax;
+
+    std::vector<std::byte*> out_base;
+    std::vector<CpuTensor> outs = alloc_outputs(p, true, out_base);
+    // The root also written (something else holds it): blocks are read from that output.
+    std::size_t written = 0;
+    for (std::size_t k = 1; k < p.outputs.size(); ++k)
+        if (p.outputs[k] == root) written = k;
+    const std::vector<View> views = input_views(p, inputs);
+    CpuTensor result = alloc(g.result, fdt);
+
+    dispatch_float(fdt, "fusion", [&](auto e) {
+        using E = decltype(e);
+        Runner<E> run{p, views, out_base};
+        run.block_reg = root;
+        // Computes the root over [start, start + bshape's size) on this thread; returns it as a
+        // dense tensor (in `into` when given and the root is not written elsewhere).
+        const auto block = [&](std::size_t start, const Shape& bshape, const CpuTensor* into) {
+            const std::size_t count = bshape.num_elements();
+            if (written) {
+                run.run(start, count, nullptr, true);
+                return dense_view(outs[written], bshape, start);
+            }
+            if (into) {
+                run.run(start, count, into->buffer->data() + start * sizeof(E), true);
+                return dense_view(*into, bshape, start);
+            }
+            thread_local CpuTensor buffer;
+            if (buffer.num_elements() < count || buffer.dtype != fdt)
+                buffer = alloc(Shape{std::max(count, kReduceBlock)}, fdt);
+            run.run(start, count, buffer.buffer->data(), true);
+            return dense_view(buffer, bshape, 0);
+        };
+        E* out = result.data<E>();
+        const std::size_t slab = rows * inner;
+        if (softmax || slab <= kReduceBlock) {
+            // Blocks of whole slabs.
+            const std::size_t per = std::max<std::size_t>(1, kReduceBlock / slab);
+            const std::size_t blocks = (outer + per - 1) / per;
+            parallel_for(blocks, 1, [&](std::size_t b0, std::size_t b1) {
+                for (std::size_t bk = b0; bk < b1; ++bk) {
+                    const std::size_t o0 = bk * per, ob = std::min(per, outer - o0);
+                    const Shape bshape{ob, rows, inner};
+                    if (softmax) {
+                        const CpuTensor x = block(o0 * slab, bshape, &result);
+                        softmax_into(x, dense_view(result, bshape, o0 * slab), 1,
+                                     red.kind == Kind::LogSoftmax);
+                    } else if (red.kind == Kind::Dim) {
+                        const CpuTensor r =
+                            Kernels::reduce_dim(red.op, block(o0 * slab, bshape, nullptr), 1);
+                        std::memcpy(out + o0 * inner, r.data<E>(), ob * inner * sizeof(E));
+                    } else {
+                        const CpuTensor r =
+                            Kernels::reduce_all(red.op, block(o0 * slab, bshape, nullptr));
+                        *out = *r.data<E>();
+                    }
+                }
+            });
+            return;
+        }
+        // Runs of rows of each slab; their partial results combined in f64, in order.
+        const ReduceOp part_op = red.op == ReduceOp::Mean ? ReduceOp::Sum : red.op;
+        const std::size_t run_rows = std::max<std::size_t>(1, kReduceBlock / inner);
+        const std::size_t runs = (rows + run_rows - 1) / run_rows;
+        std::vector<double> part(outer * runs * inner);
+        parallel_for(outer * runs, 1, [&](std::size_t t0, std::size_t t1) {
+            for (std::size_t t = t0; t < t1; ++t) {
+                const std::size_t o = t / runs, r0 = (t % runs) * run_rows;
+                const std::size_t nr = std::min(run_rows, rows - r0);
+                const CpuTensor b = block((o * rows + r0) * inner, Shape{nr, inner}, nullptr);
+                const CpuTensor r = inner == 1 ? Kernels::reduce_all(part_op, b)
+                                               : Kernels::reduce_dim(part_op, b, 0);
+                const E* v = r.data<E>();
+                for (std::size_t j = 0; j < inner; ++j) part[t * inner + j] = double(v[j]);
+            }
+        });
+        for (std::size_t o = 0; o < outer; ++o)
+            for (std::size_t j = 0; j < inner; ++j) {
+                double acc = part[o * runs * inner + j];
+                for (std::size_t k = 1; k < runs; ++k)
+                    acc = combine(part_op, acc, part[(o * runs + k) * inner + j]);
+                out[o * inner + j] =
+                    static_cast<E>(red.op == ReduceOp::Mean ? acc / double(rows) : acc);
+            }
+    });
+    outs[0] = std::move(result);
     return outs;
 }
 

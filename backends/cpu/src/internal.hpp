@@ -208,6 +208,10 @@ inline To convert_value(From v) {
 /// Copies `src` (any strides, any stored dtype) into the dense buffer `dst` of dtype `dst_dtype`.
 void copy_into(const CpuTensor& src, void* dst, DType dst_dtype);
 
+/// softmax / log_softmax of the dense float tensor x along dim into the dense `out` of its shape
+/// and dtype (out may be x). activation.cpp.
+void softmax_into(const CpuTensor& x, const CpuTensor& out, std::size_t dim, bool log);
+
 /// Row-major GEMM on the calling thread: C = op(A) * op(B) + beta * C, with op = transpose when
 /// `ta` / `tb` (OpenBLAS, kept single-threaded; safe inside parallel_for). matmul.cpp.
 void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const float* a,

@@ -93,8 +93,10 @@ struct PlanKeyHash {
 
 /// The CUDA C++ that Fusion<Cuda> generates for `p` (ops_fused.cpp) when its inputs are read as
 /// `access` says, one code per input: 'd' a dense array, 's' one value, 'g' through a Meta. For
-/// the NVRTC check of the generated code (tools/nvrtc_check.cpp).
-std::string fused_program_source(const fusion::Program& p, std::string_view access);
+/// the NVRTC check of the generated code (tools/nvrtc_check.cpp). A program ending with a
+/// reduction gets the kernel that reduces along the last dim (`row`) or along another one.
+std::string fused_program_source(const fusion::Program& p, std::string_view access,
+                                 bool row = true);
 
 /// Launches `kernel` of `program` with the arguments `args...` (each passed by address, as CUDA
 /// wants): `launch(ctx, "elementwise", "unary_f32", grid, block, 0, n, ptr, meta)`.

@@ -105,6 +105,32 @@ int main(int argc, char** argv) {
                     return burn::cuda::compile_source("fused", text.c_str(), arch);
                 });
             }
+        // Programs ending with a reduction: along the last dim and along another one.
+        using Kind = burn::fusion::Reduction::Kind;
+        const struct {
+            const char* name;
+            DType f;
+            Kind kind;
+            burn::backend::ReduceOp op;
+            const char* access;
+            bool row;
+        } reductions[] = {
+            {"fused-reduce-sum-f32-rows", DType::F32, Kind::Dim, burn::backend::ReduceOp::Sum,
+             "dsdd", true},
+            {"fused-reduce-max-f32-cols", DType::F32, Kind::Dim, burn::backend::ReduceOp::Max,
+             "dgsg", false},
+            {"fused-softmax-f64-rows", DType::F64, Kind::Softmax, burn::backend::ReduceOp::Sum,
+             "dgsg", true},
+            {"fused-log-softmax-f32-cols", DType::F32, Kind::LogSoftmax,
+             burn::backend::ReduceOp::Sum, "dsdd", false},
+        };
+        for (const auto& r : reductions)
+            programs.emplace_back(r.name, [r, arch] {
+                burn::fusion::Program p = every_instruction(r.f);
+                p.reduction = {r.kind, r.op, 1};
+                const std::string text = burn::cuda::fused_program_source(p, r.access, r.row);
+                return burn::cuda::compile_source("fused", text.c_str(), arch);
+            });
     }
     int failed = 0;
     for (const auto& [name, compile] : programs) {

@@ -109,7 +109,8 @@ struct Layout {
     std::size_t buffers = 0;            ///< distinct input buffers
     std::size_t strided = 0;            ///< inputs read through a TensorMeta
     std::size_t scalars = 0;            ///< scalars the instructions read
-    bool push_scalars() const { return scalars <= kMaxPushScalars; }
+    std::size_t push_words = 1;         ///< push constants before the scalars (the counts)
+    bool push_scalars() const { return push_words + scalars <= 1 + kMaxPushScalars; }
     /// The parameter buffer (TensorMetas, then the scalars that do not fit in push constants).
     bool params() const { return strided > 0 || !push_scalars(); }
     std::size_t bindings(std::size_t outputs) const {
@@ -135,19 +136,26 @@ std::string_view glsl_source(std::string_view name) {
     ::burn::detail::fail("Vulkan fused program: ", name, " is not embedded in the library");
 }
 
-/// The GLSL of the program's shader (see the file comment).
-std::string generate(const Program& p, const Layout& l) {
+/// The GLSL type of register r: float, or uint for bool registers (one 32-bit word); `vec4`:
+/// the four-wide vector of it.
+std::string glsl_type(const Program& p, std::uint32_t r, bool vec4) {
     const std::size_t n_in = p.inputs.size();
-    const auto is_bool = [&](std::uint32_t r) {
-        return (r < n_in ? p.inputs[r] : p.instrs[r - n_in].dtype) == DType::Bool;
-    };
-    const auto type_of = [&](std::uint32_t r) {
-        return std::string(is_bool(r) ? "uint" : "float");
-    };
-    const auto vec_of = [&](std::uint32_t r) { return std::string(is_bool(r) ? "uvec4" : "vec4"); };
+    const bool b = (r < n_in ? p.inputs[r] : p.instrs[r - n_in].dtype) == DType::Bool;
+    if (vec4) return b ? "uvec4" : "vec4";
+    return b ? "uint" : "float";
+}
+
+/// The text every shader of a program starts with: the push constants (`push_fields`, then the
+/// scalars), the bindings, the math functions, and element(): the program's registers computed
+/// from its input registers, the output registers returned. With `vectorised`, dense inputs and
+/// the outputs are also bound as vec4 arrays; with `read_out0`, the first output is readable.
+std::string prelude(const Program& p, const Layout& l, const std::string& push_fields,
+                    bool vectorised, bool read_out0 = false) {
+    const std::size_t n_in = p.inputs.size();
+    const auto type_of = [&](std::uint32_t r) { return glsl_type(p, r, false); };
+    const auto vec_of = [&](std::uint32_t r) { return glsl_type(p, r, true); };
     std::vector<std::size_t> slot;
     (void)fusion::codegen::scalars(p, DType::F32, kGlsl, &slot);
-    const bool vectorised = l.strided == 0;
 
     std::string s;
     s.reserve(32768);
@@ -163,7 +171,7 @@ std::string generate(const Program& p, const Layout& l) {
     s += glsl_source("tensor_meta.glsl");
 
     // Push constants: the element count, then the scalars when they fit.
-    s += "layout(push_constant, std430) uniform Push {\n    uint n;\n";
+    s += "layout(push_constant, std430) uniform Push {\n" + push_fields;
     if (l.push_scalars() && l.scalars > 0) s += "    float s[" + std::to_string(l.scalars) + "];\n";
     s += "} pc;\n";
     std::uint32_t binding = 0;
@@ -197,7 +205,8 @@ std::string generate(const Program& p, const Layout& l) {
     binding += static_cast<std::uint32_t>(l.buffers);
     for (std::size_t j = 0; j < p.outputs.size(); ++j) {
         const std::string k = std::to_string(j), at = std::to_string(binding + j);
-        s += "layout(std430, set = 0, binding = " + at + ") writeonly buffer Out" + k + " { " +
+        s += "layout(std430, set = 0, binding = " + at +
+             (read_out0 && j == 0 ? ") " : ") writeonly ") + "buffer Out" + k + " { " +
              type_of(p.outputs[j]) + " out" + k + "[]; };\n";
         if (vectorised)
             s += "layout(std430, set = 0, binding = " + at + ") writeonly buffer Out" + k + "v { " +
@@ -214,25 +223,58 @@ std::string generate(const Program& p, const Layout& l) {
     s += ") {\n";
     for (std::size_t k = 0; k < p.instrs.size(); ++k) {
         const auto r = static_cast<std::uint32_t>(n_in + k);
-        s += std::string(is_bool(r) ? "    const uint " : "    precise float ") + reg(r) + " = " +
-             fusion::codegen::expression(p, k, DType::F32, kGlsl, slot[k], "float") + ";\n";
+        s += std::string(type_of(r) == "uint" ? "    const uint " : "    precise float ") + reg(r) +
+             " = " + fusion::codegen::expression(p, k, DType::F32, kGlsl, slot[k], "float") + ";\n";
     }
     for (std::size_t j = 0; j < p.outputs.size(); ++j)
         s += "    y" + std::to_string(j) + " = " + reg(p.outputs[j]) + ";\n";
     s += "}\n\n";
+    return s;
+}
+
+/// The strided inputs' storage indexes o<m> of element `idx`, as burn_strided_index computes
+/// them, from the element's coordinates taken once for all of them (their metas share the shape).
+std::string strided_offsets(const Layout& l, const std::string& indent, const std::string& idx) {
+    std::string s;
+    for (std::size_t m = 0; m < l.strided; ++m)
+        s += indent + "int o" + std::to_string(m) + " = metas[" + std::to_string(m) + "].offset;\n";
+    if (l.strided == 0) return s;
+    s += indent + "uint lin = " + idx + ";\n";
+    s += indent + "for (int d = int(metas[0].rank) - 1; d >= 0; --d) {\n";
+    s += indent + "    const uint extent = metas[0].shape[d];\n";
+    s += indent + "    const int c = int(lin % extent);\n";
+    s += indent + "    lin /= extent;\n";
+    for (std::size_t m = 0; m < l.strided; ++m)
+        s += indent + "    o" + std::to_string(m) + " += c * metas[" + std::to_string(m) +
+             "].strides[d];\n";
+    s += indent + "}\n";
+    return s;
+}
+
+/// Input i's load at element `idx` (strided inputs: at their offset o<m>).
+std::string load_input(const Layout& l, std::uint32_t i, const std::string& idx) {
+    const std::string b = "in" + std::to_string(l.buffer[i]);
+    std::size_t m = 0;
+    for (std::uint32_t k = 0; k < i; ++k) m += l.access[k] == Access::Strided;
+    switch (l.access[i]) {
+        case Access::Dense: return b + "[" + idx + "]";
+        case Access::Scalar: return b + "[0]";
+        case Access::Strided: return b + "[uint(o" + std::to_string(m) + ")]";
+    }
+    return std::string();
+}
+
+/// The GLSL of the program's element-wise shader (see the file comment).
+std::string generate(const Program& p, const Layout& l) {
+    const std::size_t n_in = p.inputs.size();
+    const auto type_of = [&](std::uint32_t r) { return glsl_type(p, r, false); };
+    const auto vec_of = [&](std::uint32_t r) { return glsl_type(p, r, true); };
+    const bool vectorised = l.strided == 0;
+    std::string s = prelude(p, l, "    uint n;\n", vectorised);
 
     // The element-wise loads of input i at index `idx`.
-    std::vector<std::size_t> meta_of(n_in, 0);
-    for (std::size_t i = 0, m = 0; i < n_in; ++i)
-        if (l.access[i] == Access::Strided) meta_of[i] = m++;
     const auto load = [&](std::uint32_t i, const std::string& idx) {
-        const std::string b = "in" + std::to_string(l.buffer[i]);
-        switch (l.access[i]) {
-            case Access::Dense: return b + "[" + idx + "]";
-            case Access::Scalar: return b + "[0]";
-            case Access::Strided: return b + "[uint(o" + std::to_string(meta_of[i]) + ")]";
-        }
-        return std::string();
+        return load_input(l, i, idx);
     };
     const auto scalar_loop = [&](const std::string& indent, const std::string& idx) {
         std::string b;
@@ -253,17 +295,7 @@ std::string generate(const Program& p, const Layout& l) {
         // The strided inputs' storage indexes o<m>, as burn_strided_index computes them, from the
         // coordinates of element i taken once for all of them (their metas share the shape).
         s += "    const uint i = burn_flat_index();\n    if (i >= pc.n) return;\n";
-        for (std::size_t m = 0; m < l.strided; ++m)
-            s += "    int o" + std::to_string(m) + " = metas[" + std::to_string(m) + "].offset;\n";
-        s += "    uint lin = i;\n";
-        s += "    for (int d = int(metas[0].rank) - 1; d >= 0; --d) {\n";
-        s += "        const uint extent = metas[0].shape[d];\n";
-        s += "        const int c = int(lin % extent);\n";
-        s += "        lin /= extent;\n";
-        for (std::size_t m = 0; m < l.strided; ++m)
-            s += "        o" + std::to_string(m) + " += c * metas[" + std::to_string(m) +
-                 "].strides[d];\n";
-        s += "    }\n";
+        s += strided_offsets(l, "    ", "i");
         s += scalar_loop("    ", "i");
         s += "}\n";
         return s;
@@ -301,17 +333,180 @@ struct Shader {
     std::vector<std::uint32_t> spirv;
 };
 
-/// The process's shaders by key: each generated and compiled once.
-const Shader& shader_for(const Program& p, const Layout& l) {
+/// The process's shaders by key: each generated (by `text()`) and compiled once.
+template <class Text>
+const Shader& shader_for(std::string key, const Text& text) {
     static std::mutex mutex;
     static std::unordered_map<std::string, std::unique_ptr<Shader>> shaders;
-    std::string key = shader_key(p, l);
     std::lock_guard lock(mutex);
     if (auto it = shaders.find(key); it != shaders.end()) return *it->second;
     auto sh = std::make_unique<Shader>();
     sh->name = "fused#" + std::to_string(shaders.size());
-    sh->spirv = compile_glsl_cached(generate(p, l), sh->name + ".comp");
+    sh->spirv = compile_glsl_cached(text(), sh->name + ".comp");
     return *shaders.emplace(std::move(key), std::move(sh)).first->second;
+}
+
+const Shader& shader_for(const Program& p, const Layout& l) {
+    return shader_for(shader_key(p, l), [&] { return generate(p, l); });
+}
+
+// ---- programs ending with a reduction ----------------------------------------------------------
+// The reduced register is seen as [outer, rows, inner] around the reduced dim (reduce_all: one
+// row of every element). Along the last dim (inner == 1) a workgroup reduces a row, or a segment
+// of one, its invocations striding over it and combining through shared memory; along another
+// dim each invocation reduces a column (o, j), or a segment of one, so that neighbouring
+// invocations read neighbouring elements. Segments (when there are too few rows or columns to
+// fill the GPU) write partial results that the unfused reduce_dim kernel then combines. softmax
+// takes three passes over its row or column (max; sum of exponentials; scale), each computing the
+// program's register again from the inputs. Further outputs are written in the first pass.
+
+/// Push constants of the reduction shaders before the scalars.
+constexpr std::size_t kReducePushWords = 6;
+constexpr const char* kReducePush =
+    "    uint n;\n    uint outer;\n    uint rows;\n    uint inner;\n    uint segs;\n"
+    "    uint seg_len;\n";
+
+/// Longest row a softmax workgroup keeps in shared memory (12 KiB: with the reduction's 1 KiB
+/// within the 16 KiB every device offers) instead of computing the program's register again in
+/// its second and third passes.
+constexpr std::size_t kSoftmaxCacheRows = 3072;
+
+/// The GLSL of a program ending with a reduction: `row` as described above; `cached`: a softmax
+/// row kept in shared memory.
+std::string generate_reduce(const Program& p, const Layout& l, bool row, bool cached) {
+    using Kind = fusion::Reduction::Kind;
+    using backend::ReduceOp;
+    const std::size_t n_in = p.inputs.size();
+    const auto type_of = [&](std::uint32_t r) { return glsl_type(p, r, false); };
+    const fusion::Reduction red = p.reduction;
+    const bool softmax = red.kind == Kind::Softmax || red.kind == Kind::LogSoftmax;
+    std::string s = prelude(p, l, kReducePush, false, softmax);
+    s += "shared float red_[256];\n";
+    // The fold and its identity (NaN propagating through max and min, as the unfused kernels).
+    switch (red.op) {
+        case ReduceOp::Sum:
+        case ReduceOp::Mean:
+            s += "float combine(float a, float b) { return a + b; }\nconst float IDENTITY = 0.0;\n";
+            break;
+        case ReduceOp::Prod:
+            s += "float combine(float a, float b) { return a * b; }\nconst float IDENTITY = 1.0;\n";
+            break;
+        case ReduceOp::Max:
+            s += "float combine(float a, float b) {\n    if (isnan(a)) return a;\n"
+                 "    if (isnan(b)) return b;\n    return a < b ? b : a;\n}\n"
+                 "#define IDENTITY (-BURN_INF)\n";
+            break;
+        case ReduceOp::Min:
+            s += "float combine(float a, float b) {\n    if (isnan(a)) return a;\n"
+                 "    if (isnan(b)) return b;\n    return b < a ? b : a;\n}\n"
+                 "#define IDENTITY BURN_INF\n";
+            break;
+    }
+    // at(i): the registers of element i (y0 the reduced one); write(i): the further outputs.
+    s += "void at(uint i";
+    for (std::size_t j = 0; j < p.outputs.size(); ++j)
+        s += ", out " + type_of(p.outputs[j]) + " y" + std::to_string(j);
+    s += ") {\n" + strided_offsets(l, "    ", "i") + "    element(";
+    for (std::uint32_t i = 0; i < n_in; ++i) s += (i ? ", " : "") + load_input(l, i, "i");
+    for (std::size_t j = 0; j < p.outputs.size(); ++j) s += ", y" + std::to_string(j);
+    s += ");\n}\n";
+    std::string decl = "        float y0;\n";
+    std::string call = "        at(i, y0";
+    std::string writes;
+    for (std::size_t j = 1; j < p.outputs.size(); ++j) {
+        const std::string y = "y" + std::to_string(j);
+        decl += "        " + type_of(p.outputs[j]) + " " + y + ";\n";
+        call += ", " + y;
+        writes += "        out" + std::to_string(j) + "[i] = " + y + ";\n";
+    }
+    call += ");\n";
+    const std::string element = decl + call;
+    // Loops over the row / column: k the position along the reduced dim, i the element.
+    const std::string idx = row ? "        const uint i = base + k;\n"
+                                : "        const uint i = base + k * pc.inner;\n";
+    const std::string loop_all = row ? "    for (uint k = lid; k < pc.rows; k += wg) {\n"
+                                     : "    for (uint k = 0u; k < pc.rows; ++k) {\n";
+    // The tree over the workgroup's shared values: red_[0] = fold of red_[0 .. wg).
+    const auto tree = [&](const std::string& fold) {
+        return "    barrier();\n    for (uint s = wg / 2u; s > 0u; s >>= 1u) {\n"
+               "        if (lid < s) red_[lid] = " +
+               fold + ";\n        barrier();\n    }\n";
+    };
+    s += "void main() {\n";
+    s += "    const uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;\n";
+    if (row) {
+        s += "    const uint w = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;\n";
+        s += "    if (w >= pc.outer * pc.segs) return;  // uniform across the workgroup\n";
+        s += "    const uint base = (w / pc.segs) * pc.rows;\n";
+    } else {
+        s += "    const uint t = burn_flat_index(), cols = pc.outer * pc.inner;\n";
+        s += "    if (t >= cols * pc.segs) return;\n";
+        s += "    const uint c = t % cols;\n";
+        s += "    const uint base = (c / pc.inner) * pc.rows * pc.inner + c % pc.inner;\n";
+    }
+    if (!softmax) {
+        s += "    const uint g = " + std::string(row ? "w" : "t / cols") + " % pc.segs;\n";
+        s += "    const uint begin = g * pc.seg_len, end = min(pc.rows, begin + pc.seg_len);\n";
+        if (!row) s += "    const uint g2 = t / cols;\n";
+        s += "    float acc = IDENTITY;\n";
+        s += row ? "    for (uint k = begin + lid; k < end; k += wg) {\n"
+                 : "    for (uint k = begin; k < end; ++k) {\n";
+        s += idx + element + writes + "        acc = combine(acc, y0);\n    }\n";
+        const auto finish = [&](const std::string& v) {
+            return red.op == ReduceOp::Mean ? v + " / float(pc.rows)" : v;
+        };
+        if (row) {
+            s += "    red_[lid] = acc;\n" + tree("combine(red_[lid], red_[lid + s])");
+            s += "    if (lid == 0u) out0[w] = " + finish("red_[0]") + ";\n";
+        } else {
+            s += "    out0[g2 * cols + c] = " + finish("acc") + ";\n";
+        }
+        s += "}\n";
+        return s;
+    }
+    // softmax: the max (NaN propagating; the further outputs written), the sum of exp(y - m)
+    // (softmax stores the exponentials), then scale, or shift by log(sum).
+    const bool log = red.kind == Kind::LogSoftmax;
+    const std::string max_fold =
+        "(!isnan(red_[lid]) && (isnan(red_[lid + s]) || red_[lid + s] > red_[lid])) "
+        "? red_[lid + s] : red_[lid]";
+    if (cached) {  // one pass computes the row into shared memory; each invocation rereads its own
+        s.replace(s.find("shared float red_[256];"), 23,
+                  "shared float red_[256];\nshared float row_[" +
+                      std::to_string(kSoftmaxCacheRows) + "];");
+        s += "    float m = -BURN_INF;\n" + loop_all + idx + element + writes +
+             "        row_[k] = y0;\n"
+             "        if (isnan(y0) || y0 > m) m = isnan(m) ? m : y0;\n    }\n";
+        s += "    red_[lid] = m;\n" + tree(max_fold) + "    m = red_[0];\n    barrier();\n";
+        s += "    float sum = 0.0;\n" + loop_all +
+             "        const float e = burn_exp(row_[k] - m);\n" +
+             (log ? "" : "        row_[k] = e;\n") + "        sum += e;\n    }\n";
+        s += "    red_[lid] = sum;\n" + tree("red_[lid] + red_[lid + s]") + "    sum = red_[0];\n";
+        s += log ? "    const float ls = burn_log(sum);\n" + loop_all + idx +
+                       "        out0[i] = (row_[k] - m) - ls;\n    }\n"
+                 : "    const float inv = 1.0 / sum;\n" + loop_all + idx +
+                       "        out0[i] = row_[k] * inv;\n    }\n";
+        return s + "}\n";
+    }
+    s += "    float m = -BURN_INF;\n" + loop_all + idx + element + writes +
+         "        if (isnan(y0) || y0 > m) m = isnan(m) ? m : y0;\n    }\n";
+    if (row) {
+        s += "    red_[lid] = m;\n" + tree(max_fold) + "    m = red_[0];\n    barrier();\n";
+    }
+    s += "    float sum = 0.0;\n" + loop_all + idx + element +
+         "        const float e = burn_exp(y0 - m);\n" + (log ? "" : "        out0[i] = e;\n") +
+         "        sum += e;\n    }\n";
+    if (row)
+        s += "    red_[lid] = sum;\n" + tree("red_[lid] + red_[lid + s]") + "    sum = red_[0];\n";
+    if (!log) {
+        s += "    const float inv = 1.0 / sum;\n" + loop_all + idx +
+             "        out0[i] *= inv;\n    }\n";
+    } else {
+        s += "    const float ls = burn_log(sum);\n" + loop_all + idx + element +
+             "        out0[i] = (y0 - m) - ls;\n    }\n";
+    }
+    s += "}\n";
+    return s;
 }
 
 /// The program's float dtype must be f32 (the only one Vulkan computes in).
@@ -333,6 +528,82 @@ struct BufferUse {
     friend bool operator==(const BufferUse&, const BufferUse&) = default;
 };
 
+/// A program's inputs as a shader reads and binds them.
+struct Bound {
+    Layout layout;
+    std::vector<BufferUse> uses;    ///< the distinct input buffers, in binding order
+    std::vector<TensorMeta> metas;  ///< of the strided inputs
+    std::vector<float> scalars;
+};
+
+Bound bind_inputs(const Program& p, std::span<const VulkanTensor> in, std::size_t push_words) {
+    const std::size_t n_in = p.inputs.size();
+    const std::size_t n = p.shape.num_elements();
+    Bound b;
+    Layout& l = b.layout;
+    l.access.resize(n_in);
+    l.buffer.resize(n_in);
+    for (std::size_t i = 0; i < n_in; ++i) {
+        const VulkanTensor& t = in[i];
+        if (t.num_elements() == 1 && t.offset == 0) l.access[i] = Access::Scalar;
+        else if (t.is_contiguous() && t.offset == 0 && t.num_elements() == n)
+            l.access[i] = Access::Dense;
+        else {
+            l.access[i] = Access::Strided;
+            b.metas.push_back(meta_broadcast(t, p.shape));
+        }
+        const BufferUse u{&buffer_of(t), p.inputs[i] == DType::Bool};
+        const auto it = std::find(b.uses.begin(), b.uses.end(), u);
+        l.buffer[i] = static_cast<std::uint32_t>(it - b.uses.begin());
+        if (it == b.uses.end()) b.uses.push_back(u);
+    }
+    l.buffers = b.uses.size();
+    l.strided = b.metas.size();
+    b.scalars = scalars_of(p);
+    l.scalars = b.scalars.size();
+    l.push_words = push_words;
+    return b;
+}
+
+/// Dispatches a program's shader: `counts` are the push constants before the scalars, `outs`
+/// the output tensors in binding order.
+void dispatch_program(const Program& p, const Bound& b, const Shader& shader, std::uint32_t wg,
+                      const std::vector<std::uint32_t>& counts, std::span<const VulkanTensor> outs,
+                      Groups groups, const VulkanDevice& device) {
+    const Layout& l = b.layout;
+    const std::size_t bindings = l.bindings(outs.size());
+    BURN_CHECK(bindings <= Context::kMaxBindings, "Vulkan fused program: ", bindings,
+               " buffers to bind, at most ", Context::kMaxBindings, " in one dispatch");
+    (void)p;
+    Context& ctx = context(device);
+    std::vector<std::uint32_t> push = counts;
+    if (l.push_scalars())
+        for (float v : b.scalars) push.push_back(std::bit_cast<std::uint32_t>(v));
+    const Pipeline& pipeline =
+        ctx.pipeline({.shader = shader.name,
+                      .spec = {wg},
+                      .bindings = static_cast<std::uint32_t>(bindings),
+                      .push_bytes = static_cast<std::uint32_t>(push.size() * 4),
+                      .spirv = shader.spirv});
+    Buffer params;
+    std::vector<const Buffer*> buffers;
+    buffers.reserve(bindings);
+    if (l.params()) {
+        const std::size_t meta_bytes = b.metas.size() * sizeof(TensorMeta);
+        std::vector<std::byte> bytes(meta_bytes +
+                                     (l.push_scalars() ? 0 : b.scalars.size() * sizeof(float)));
+        if (!b.metas.empty()) std::memcpy(bytes.data(), b.metas.data(), meta_bytes);
+        if (!l.push_scalars())
+            std::memcpy(bytes.data() + meta_bytes, b.scalars.data(),
+                        b.scalars.size() * sizeof(float));
+        params = ctx.upload(bytes);
+        buffers.push_back(&params);
+    }
+    for (const BufferUse& u : b.uses) buffers.push_back(u.buffer);
+    for (const VulkanTensor& o : outs) buffers.push_back(&buffer_of(o));
+    ctx.dispatch(pipeline, buffers, std::as_bytes(std::span<const std::uint32_t>(push)), groups);
+}
+
 /// Runs a program whose bindings fit in one dispatch.
 std::vector<VulkanTensor> run_one(const Program& p, std::span<const VulkanTensor> in,
                                   const VulkanDevice& device) {
@@ -343,65 +614,11 @@ std::vector<VulkanTensor> run_one(const Program& p, std::span<const VulkanTensor
     for (std::uint32_t r : p.outputs)
         outs.push_back(alloc(p.shape, p.instrs[r - n_in].dtype, device));
     if (n == 0) return outs;
-
-    Layout l;
-    l.access.resize(n_in);
-    l.buffer.resize(n_in);
-    std::vector<BufferUse> uses;
-    std::vector<TensorMeta> metas;
-    for (std::size_t i = 0; i < n_in; ++i) {
-        const VulkanTensor& t = in[i];
-        if (t.num_elements() == 1 && t.offset == 0) l.access[i] = Access::Scalar;
-        else if (t.is_contiguous() && t.offset == 0 && t.num_elements() == n)
-            l.access[i] = Access::Dense;
-        else {
-            l.access[i] = Access::Strided;
-            metas.push_back(meta_broadcast(t, p.shape));
-        }
-        const BufferUse u{&buffer_of(t), p.inputs[i] == DType::Bool};
-        const auto it = std::find(uses.begin(), uses.end(), u);
-        l.buffer[i] = static_cast<std::uint32_t>(it - uses.begin());
-        if (it == uses.end()) uses.push_back(u);
-    }
-    l.buffers = uses.size();
-    l.strided = metas.size();
-    const std::vector<float> scalars = scalars_of(p);
-    l.scalars = scalars.size();
-    const std::size_t bindings = l.bindings(outs.size());
-    BURN_CHECK(bindings <= Context::kMaxBindings, "Vulkan fused program: ", bindings,
-               " buffers to bind, at most ", Context::kMaxBindings, " in one dispatch");
-
-    Context& ctx = context(device);
-    const Shader& shader = shader_for(p, l);
-    std::vector<std::uint32_t> push{static_cast<std::uint32_t>(n)};
-    if (l.push_scalars())
-        for (float v : scalars) push.push_back(std::bit_cast<std::uint32_t>(v));
-    const Pipeline& pipeline =
-        ctx.pipeline({.shader = shader.name,
-                      .spec = {kWorkgroup},
-                      .bindings = static_cast<std::uint32_t>(bindings),
-                      .push_bytes = static_cast<std::uint32_t>(push.size() * 4),
-                      .spirv = shader.spirv});
-
-    Buffer params;
-    std::vector<const Buffer*> buffers;
-    buffers.reserve(bindings);
-    if (l.params()) {
-        std::vector<std::byte> bytes(metas.size() * sizeof(TensorMeta) +
-                                     (l.push_scalars() ? 0 : scalars.size() * sizeof(float)));
-        if (!metas.empty())
-            std::memcpy(bytes.data(), metas.data(), metas.size() * sizeof(TensorMeta));
-        if (!l.push_scalars())
-            std::memcpy(bytes.data() + metas.size() * sizeof(TensorMeta), scalars.data(),
-                        scalars.size() * sizeof(float));
-        params = ctx.upload(bytes);
-        buffers.push_back(&params);
-    }
-    for (const BufferUse& u : uses) buffers.push_back(u.buffer);
-    for (const VulkanTensor& o : outs) buffers.push_back(&buffer_of(o));
-    const std::uint64_t invocations = l.strided == 0 ? (n + 3) / 4 : n;
-    ctx.dispatch(pipeline, buffers, std::as_bytes(std::span<const std::uint32_t>(push)),
-                 grid_1d(invocations, kWorkgroup, ctx.features()));
+    const Bound b = bind_inputs(p, in, 1);
+    const Shader& shader = shader_for(p, b.layout);
+    const std::uint64_t invocations = b.layout.strided == 0 ? (n + 3) / 4 : n;
+    dispatch_program(p, b, shader, kWorkgroup, {static_cast<std::uint32_t>(n)}, outs,
+                     grid_1d(invocations, kWorkgroup, context(device).features()), device);
     return outs;
 }
 
@@ -451,10 +668,8 @@ Program sub_program(const Program& p, std::size_t begin, std::size_t end,
     return s;
 }
 
-}  // namespace
-
-std::vector<VulkanTensor> Kernels::fused_elementwise(const fusion::Program& p,
-                                                     std::span<const VulkanTensor> inputs) {
+/// Checks the program against its inputs; returns their device.
+VulkanDevice check_program(const Program& p, std::span<const VulkanTensor> inputs) {
     BURN_CHECK(inputs.size() == p.inputs.size() && !inputs.empty(),
                "Vulkan fused program: ", inputs.size(), " inputs given for ", p.inputs.size());
     check_dtypes(p);
@@ -472,6 +687,15 @@ std::vector<VulkanTensor> Kernels::fused_elementwise(const fusion::Program& p,
         BURN_CHECK(r >= n_in && r < p.num_registers(), "Vulkan fused program: output register ", r,
                    " is not an instruction's");
     check_u32("fused program", p.shape.num_elements());
+    return device;
+}
+
+}  // namespace
+
+std::vector<VulkanTensor> Kernels::fused_elementwise(const fusion::Program& p,
+                                                     std::span<const VulkanTensor> inputs) {
+    const VulkanDevice device = check_program(p, inputs);
+    const std::size_t n_in = p.inputs.size();
 
     // The bindings a range of instructions needs at most: the parameter buffer, its inputs (each
     // input buffer once) and its outputs.
@@ -521,6 +745,76 @@ std::vector<VulkanTensor> Kernels::fused_elementwise(const fusion::Program& p,
     std::vector<VulkanTensor> outs;
     outs.reserve(p.outputs.size());
     for (std::uint32_t r : p.outputs) outs.push_back(std::move(*value[r]));
+    return outs;
+}
+
+std::vector<VulkanTensor> Kernels::fused_reduce(const fusion::Program& p,
+                                                std::span<const VulkanTensor> inputs) {
+    using Kind = fusion::Reduction::Kind;
+    const VulkanDevice device = check_program(p, inputs);
+    const fusion::Reduction red = p.reduction;
+    const std::size_t n_in = p.inputs.size();
+    const Shape& shape = p.shape;
+    const std::size_t total = shape.num_elements();
+    const fusion::ReduceGeometry g = fusion::reduce_geometry(p, DType::F32, "Vulkan fused program");
+    const bool is_softmax = g.softmax;
+    // The unfused kernel's reduction of a computed tensor.
+    const auto unfused = [&](VulkanTensor t) {
+        switch (red.kind) {
+            case Kind::All: return reduce_all(red.op, std::move(t));
+            case Kind::Dim: return reduce_dim(red.op, std::move(t), red.dim);
+            default: return Kernels::softmax(std::move(t), red.dim, red.kind == Kind::LogSoftmax);
+        }
+    };
+    Bound b = bind_inputs(p, inputs, kReducePushWords);
+    if (b.layout.bindings(p.outputs.size()) > Context::kMaxBindings) {
+        // Too many buffers for one dispatch: the registers computed, then reduced.
+        fusion::Program q = p;
+        q.reduction = {};
+        auto outs = fused_elementwise(q, inputs);
+        outs[0] = unfused(std::move(outs[0]));
+        return outs;
+    }
+    const std::size_t outer = g.outer, rows = g.rows, inner = g.inner;
+    const bool row = inner == 1;
+    const std::size_t cols = outer * inner;
+    // Segments of the rows or columns when there are too few of them to fill the device.
+    std::size_t segs = 1;
+    if (!is_softmax && row && outer < 256)
+        segs = std::min((rows + 1023) / 1024, (255 + outer) / outer);
+    if (!is_softmax && !row && cols < 16384)
+        segs = std::min((rows + 63) / 64, (16383 + cols) / cols);
+    segs = std::max<std::size_t>(segs, 1);
+    const std::size_t seg_len = (rows + segs - 1) / segs;
+    segs = (rows + seg_len - 1) / seg_len;
+    std::uint32_t wg = kWorkgroup;
+    if (row) {
+        wg = 32;
+        while (wg < kWorkgroup && wg < seg_len) wg *= 2;
+    }
+    const std::uint64_t invocations =
+        row ? std::uint64_t{outer} * segs * wg : std::uint64_t{cols} * segs;
+    check_u32("fused reduction", invocations);
+
+    std::vector<VulkanTensor> outs;
+    outs.reserve(p.outputs.size());
+    outs.push_back(
+        alloc(is_softmax ? shape : Shape{row ? outer * segs : segs * cols}, DType::F32, device));
+    for (std::size_t k = 1; k < p.outputs.size(); ++k)
+        outs.push_back(alloc(shape, p.instrs[p.outputs[k] - n_in].dtype, device));
+    const bool cached = is_softmax && row && rows <= kSoftmaxCacheRows;
+    std::string key =
+        shader_key(p, b.layout) + "|reduce" + std::to_string(static_cast<int>(red.kind)) +
+        std::to_string(static_cast<int>(red.op)) + (row ? "r" : "c") + (cached ? "s" : "");
+    const Shader& shader =
+        shader_for(std::move(key), [&] { return generate_reduce(p, b.layout, row, cached); });
+    const auto u32 = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
+    dispatch_program(p, b, shader, wg,
+                     {u32(total), u32(outer), u32(rows), u32(inner), u32(segs), u32(seg_len)}, outs,
+                     grid_1d(invocations, wg, context(device).features()), device);
+    if (!is_softmax)
+        outs[0] =
+            fusion::codegen::combine_segments<Kernels>(std::move(outs[0]), g, red.op, segs, row);
     return outs;
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "burn/backend/layout.hpp"
 #include "burn/fusion/program.hpp"
 
 namespace burn::fusion::codegen {
@@ -67,5 +68,22 @@ std::string structure_key(const Program& p, DType fdt, const Dialect& d);
 
 /// "r<k>": the name of register k in generated code.
 std::string reg(std::uint32_t k);
+
+/// The result of a generated reduction kernel (kernel set KS) that wrote one value per row
+/// ([outer, segs], `row`) or per column ([segs, outer * inner]) and segment: the segments'
+/// partial results combined by KS::reduce_dim (Mean's partials are already divided by the row
+/// count: they are summed), reshaped to the reduction's result shape.
+template <class KS, class T>
+T combine_segments(T r, const ReduceGeometry& g, backend::ReduceOp op, std::size_t segs, bool row) {
+    if (segs > 1) {
+        r.shape = row ? Shape{g.outer, segs} : Shape{segs, g.outer * g.inner};
+        r.strides = backend::contiguous_strides(r.shape);
+        if (op == backend::ReduceOp::Mean) op = backend::ReduceOp::Sum;
+        r = KS::reduce_dim(op, std::move(r), row ? 1 : 0);
+    }
+    r.shape = g.result;
+    r.strides = backend::contiguous_strides(g.result);
+    return r;
+}
 
 }  // namespace burn::fusion::codegen

@@ -45,6 +45,16 @@ concept FusionKernelSet = backend::KernelSet<KS> &&
     { KS::fused_elementwise(p, in) } -> std::same_as<std::vector<typename KS::Tensor>>;
 };
 
+/// A fusion part that also runs programs ending with a reduction (Program::reduction): returns
+/// the reduced tensor (as the kernel the reduction names returns it), then one new dense tensor
+/// per further entry of p.outputs. Fusion<B> records reductions of pending element-wise results
+/// only for such kernel sets.
+template <class KS>
+concept ReducingFusionKernelSet = FusionKernelSet<KS> &&
+    requires(const Program& p, std::span<const typename KS::Tensor> in) {
+    { KS::fused_reduce(p, in) } -> std::same_as<std::vector<typename KS::Tensor>>;
+};
+
 /// Counters of this process's fusion work (all threads), for tests and tuning.
 struct Stats {
     std::uint64_t programs = 0;     ///< fused programs run
@@ -75,13 +85,17 @@ struct Lazy;
 template <class KS>
 using LazyTensor = backend::StridedTensor<Lazy<KS>, typename KS::Device>;
 
-/// A recorded element-wise op: the instruction (args: indexes into `inputs`) and its operands.
+/// A recorded op: an element-wise instruction (args: indexes into `inputs`) and its operands, or
+/// a reduction (reduction.kind != None) of its one input, a pending element-wise result.
 template <class KS>
 struct Node {
     Instr instr;
     std::vector<LazyTensor<KS>> inputs;
     Shape shape;           ///< the result's shape (its buffer is dense, row-major)
     std::size_t size = 1;  ///< instructions of the pending chain ending here (an upper bound)
+    Reduction reduction;   ///< the reduction this node stands for (Kind::None: element-wise)
+
+    bool elementwise() const { return reduction.kind == Reduction::Kind::None; }
 };
 
 /// The buffer of a fusion tensor: the inner tensor once computed, the recorded op before.
@@ -99,7 +113,7 @@ struct Kernels {
     BURN_KERNEL_SIGNATURE_TYPES(LazyTensor<KS>, typename KS::Device)
     using Tensor = LazyTensor<KS>;
 
-private:
+protected:
     using LazyPtr = std::shared_ptr<Lazy<KS>>;
 
     // ---- computing pending tensors -----------------------------------------------------------
@@ -117,7 +131,7 @@ private:
 
         std::uint32_t operand(const Tensor& x) {
             Lazy<KS>* l = x.buffer.get();
-            if (!l->value && l->node && fusable_in_place(x)) {
+            if (fusable_in_place(x)) {
                 std::uint32_t r = 0;
                 while (r < fused.size() && fused[r].get() != l) ++r;
                 if (r == fused.size()) r = visit(x.buffer);
@@ -135,12 +149,10 @@ private:
             p.inputs.push_back(x.dtype);
             return kLeaf | static_cast<std::uint32_t>(leaves.size() - 1);
         }
-        /// A pending operand joins the program when it is the whole of its buffer, of the
-        /// program's shape (a broadcast, reshape or other view of it is computed first).
-        bool fusable_in_place(const Tensor& x) const {
-            return x.shape == p.shape && x.buffer->node->shape == p.shape && x.offset == 0 &&
-                   x.is_contiguous();
-        }
+        /// A pending element-wise operand joins the program when it is the whole of its
+        /// buffer, of the program's shape (a broadcast, reshape or other view of it, and a
+        /// pending reduction, are computed first).
+        bool fusable_in_place(const Tensor& x) const { return pending_whole(x, p.shape); }
         std::uint32_t visit(const LazyPtr& l) {
             Instr ins = l->node->instr;
             const auto& inputs = l->node->inputs;
@@ -150,7 +162,12 @@ private:
             refs.push_back(0);
             return static_cast<std::uint32_t>(p.instrs.size() - 1);
         }
-        void run(const LazyPtr& root, const Shape& shape) {
+        /// Gathers the program computing `root` (of `shape`). Its outputs: the root first, then
+        /// each fused tensor referenced from outside the program (handles, nodes not in it): its
+        /// count beyond this program's references (`fused` holds one; `root_refs` more hold the
+        /// root). Returns the tensors the outputs are, in order.
+        std::vector<LazyPtr> gather(const LazyPtr& root, const Shape& shape,
+                                    std::size_t root_refs) {
             p.shape = shape;
             visit(root);
             // Registers: inputs first, then the instructions in order.
@@ -158,33 +175,92 @@ private:
             const auto reg = [&](std::uint32_t c) { return c & kLeaf ? c & ~kLeaf : n_in + c; };
             for (auto& ins : p.instrs)
                 for (std::size_t j = 0; j < arity(ins.kind); ++j) ins.args[j] = reg(ins.args[j]);
-            // Outputs: the root, and each fused tensor referenced from outside the program
-            // (handles, nodes not in it): its count beyond this program's references (`fused`
-            // holds one).
-            std::vector<LazyPtr> outs;
+            std::vector<LazyPtr> outs{root};
+            p.outputs.push_back(n_in + static_cast<std::uint32_t>(fused.size() - 1));
             for (std::size_t k = 0; k < fused.size(); ++k) {
                 const auto& l = fused[k];
-                const bool external = static_cast<std::size_t>(l.use_count()) > 1 + refs[k];
-                if ((l == root || external) && !l->value) {
+                // `fused` holds each once, `outs` the root once more.
+                const std::size_t held = 1 + refs[k] + (l == root ? 1 + root_refs : 0);
+                if (static_cast<std::size_t>(l.use_count()) > held && (l != root || root_refs)) {
                     p.outputs.push_back(n_in + static_cast<std::uint32_t>(k));
                     outs.push_back(l);
                 }
             }
-            detail::note_program(p);
-            auto results = KS::fused_elementwise(p, leaves);
-            for (std::size_t k = 0; k < outs.size(); ++k) {
-                outs[k]->value = std::move(results[k]);
-                outs[k]->node.reset();
-            }
+            return outs;
         }
     };
+
+    /// Whether x is the whole of a pending element-wise result of shape s.
+    static bool pending_whole(const Tensor& x, const Shape& s) {
+        const Lazy<KS>& l = *x.buffer;
+        return !l.value && l.node && l.node->elementwise() && x.shape == s && l.node->shape == s &&
+               x.offset == 0 && x.is_contiguous();
+    }
+
+    /// Whether x is the whole of a pending element-wise result, in its own shape or reshaped.
+    static bool whole_of_pending(const Tensor& x) {
+        const Lazy<KS>& l = *x.buffer;
+        return !l.value && l.node && l.node->elementwise() && x.offset == 0 && x.is_contiguous() &&
+               x.shape.num_elements() == l.node->shape.num_elements();
+    }
+
+    /// Stores results [first, ...) into the pending tensors outs[first, ...).
+    static void store(const std::vector<LazyPtr>& outs, std::vector<IT>& results,
+                      std::size_t first) {
+        for (std::size_t k = first; k < outs.size(); ++k) {
+            outs[k]->value = std::move(results[k]);
+            outs[k]->node.reset();
+        }
+    }
 
     /// Computes a pending buffer (nothing when it has its value).
     static void compute(const LazyPtr& l) {
         std::lock_guard<std::recursive_mutex> guard(detail::graph_mutex());
         if (l->value) return;
+        if (!l->node->elementwise()) {  // recorded only for kernel sets that reduce
+            if constexpr (ReducingFusionKernelSet<KS>) compute_reduction(l);
+            return;
+        }
         Builder b;
-        b.run(l, l->node->shape);
+        const auto outs = b.gather(l, l->node->shape, 0);
+        detail::note_program(b.p);
+        auto results = KS::fused_elementwise(b.p, b.leaves);
+        store(outs, results, 0);
+    }
+
+    /// Computes a pending reduction: one program computing its input and reducing it (the input
+    /// is written as well when something else holds it).
+    static void compute_reduction(const LazyPtr& l) requires ReducingFusionKernelSet<KS> {
+        const Reduction red = l->node->reduction;
+        const Tensor& x = l->node->inputs[0];
+        IT result;
+        if (whole_of_pending(x)) {
+            Builder b;
+            b.p.reduction = red;
+            // The node's input holds the root once more.
+            const auto outs = b.gather(x.buffer, x.buffer->node->shape, 1);
+            detail::note_program(b.p);
+            auto results = KS::fused_reduce(b.p, b.leaves);
+            store(outs, results, 1);
+            result = std::move(results[0]);
+        } else {  // computed meanwhile (read, or the input of another program)
+            detail::note_unfused();
+            result = run_reduction(red, inner_view(x));
+        }
+        l->value = std::move(result);
+        l->node.reset();
+    }
+
+    /// The reduction `red` of an inner tensor, by the inner set's kernel.
+    static IT run_reduction(const Reduction& red, IT x) {
+        switch (red.kind) {
+            case Reduction::Kind::All: return KS::reduce_all(red.op, std::move(x));
+            case Reduction::Kind::Dim: return KS::reduce_dim(red.op, std::move(x), red.dim);
+            case Reduction::Kind::Softmax: return KS::softmax(std::move(x), red.dim, false);
+            case Reduction::Kind::LogSoftmax: return KS::softmax(std::move(x), red.dim, true);
+            case Reduction::Kind::None: break;
+        }
+        return x;
     }
 
     /// The inner tensor `r` (a computed buffer) seen through t's layout, dtype and quantization.
@@ -391,6 +467,31 @@ struct RecordingKernels : Kernels<KS> {
                       {std::move(saved), std::move(grad)});
     }
 
+    // Reductions (and softmax) of a pending element-wise result are recorded too: computing one
+    // runs a single program that computes the input and reduces it (the inner set's
+    // fused_reduce), so the input never reaches memory unless something else holds it.
+    static T reduce_all(backend::ReduceOp op, T t) {
+        if (auto r = record_reduction({Reduction::Kind::All, op, 0}, Shape{1}, t)) return *r;
+        return Base::reduce_all(op, std::move(t));
+    }
+    static T reduce_dim(backend::ReduceOp op, T t, std::size_t dim) {
+        if (dim < t.shape.rank()) {
+            Shape s = t.shape;
+            s[dim] = 1;
+            const Reduction red{Reduction::Kind::Dim, op, static_cast<std::uint32_t>(dim)};
+            if (auto r = record_reduction(red, s, t)) return *r;
+        }
+        return Base::reduce_dim(op, std::move(t), dim);
+    }
+    static T softmax(T x, std::size_t dim, bool log) {
+        if (dim < x.shape.rank()) {
+            const Reduction red{log ? Reduction::Kind::LogSoftmax : Reduction::Kind::Softmax,
+                                backend::ReduceOp::Sum, static_cast<std::uint32_t>(dim)};
+            if (auto r = record_reduction(red, x.shape, x)) return *r;
+        }
+        return Base::softmax(std::move(x), dim, log);
+    }
+
 private:
     static bool fusable_float(DType d) { return d == DType::F32 || d == DType::F64; }
     template <class E>
@@ -400,10 +501,40 @@ private:
     /// The chain length an operand brings into a program of shape `s`.
     static std::size_t chain(const T& x, const Shape& s) {
         const auto& l = *x.buffer;
-        if (l.value || !l.node || x.shape != s || l.node->shape != s || x.offset != 0 ||
-            !x.is_contiguous())
+        if (l.value || !l.node || !l.node->elementwise() || x.shape != s || l.node->shape != s ||
+            x.offset != 0 || !x.is_contiguous())
             return 0;
         return l.node->size;
+    }
+    /// Records the reduction `red` of x (of result shape `shape`) when x is a pending
+    /// element-wise result and the inner set runs fused reductions; nullopt otherwise. The
+    /// reduction's dim is one of the pending result's: x is that result, or (reduce_all, or
+    /// along the one dim of a flattened view) a reshape of it.
+    static std::optional<T> record_reduction(Reduction red, const Shape& shape, const T& x) {
+        if constexpr (!ReducingFusionKernelSet<KS>) {
+            return std::nullopt;
+        } else {
+            std::lock_guard<std::recursive_mutex> guard(detail::graph_mutex());
+            const auto& l = *x.buffer;
+            if (!fusable_float(x.dtype) || !Base::whole_of_pending(x) ||
+                x.shape.num_elements() == 0)
+                return std::nullopt;
+            if (x.shape != l.node->shape) {
+                if (red.kind == Reduction::Kind::Dim && x.shape.rank() == 1)
+                    red.kind = Reduction::Kind::All;  // along the only dim of a flat view
+                else if (red.kind != Reduction::Kind::All) return std::nullopt;
+            }
+            T out;
+            out.shape = shape;
+            out.strides = backend::contiguous_strides(shape);
+            out.offset = 0;
+            out.dtype = x.dtype;
+            out.device = x.device;
+            out.buffer = std::make_shared<Lazy<KS>>();
+            Node<KS> node{.instr = {}, .inputs = {x}, .shape = shape, .size = 1, .reduction = red};
+            out.buffer->node = std::make_unique<Node<KS>>(std::move(node));
+            return out;
+        }
     }
     static T record(Instr ins, const Shape& shape, std::vector<T> inputs) {
         std::lock_guard<std::recursive_mutex> guard(detail::graph_mutex());
@@ -422,7 +553,7 @@ private:
         out.device = inputs[0].device;
         out.buffer = std::make_shared<Lazy<KS>>();
         out.buffer->node =
-            std::make_unique<Node<KS>>(Node<KS>{ins, std::move(inputs), shape, size});
+            std::make_unique<Node<KS>>(Node<KS>{ins, std::move(inputs), shape, size, {}});
         return out;
     }
 };

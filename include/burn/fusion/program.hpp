@@ -5,7 +5,8 @@
 // k writes register inputs.size() + k, and the registers listed in `outputs` are written to new
 // dense tensors. Each instruction is one kernel of the op vocabulary (<burn/backend/kernels.hpp>)
 // with that kernel's semantics, so a backend runs the program exactly as it would run the kernels
-// one by one, without the round trips through memory.
+// one by one, without the round trips through memory. A program may end with a reduction
+// (Reduction): then its first output is reduced (a sum, a max, a softmax, ...) instead of written.
 #pragma once
 
 #include <array>
@@ -60,11 +61,28 @@ constexpr std::size_t arity(OpKind k) noexcept {
     }
 }
 
+/// The reduction a program can end with (a kernel set's fused_reduce): the program's first output
+/// register is not written to memory but reduced, as the kernel named here reduces a tensor of the
+/// program's shape; the other outputs are written as usual.
+struct Reduction {
+    enum class Kind : std::uint8_t {
+        None,        ///< an element-wise program (fused_elementwise)
+        All,         ///< reduce_all(op, r)
+        Dim,         ///< reduce_dim(op, r, dim): the dim kept with size 1
+        Softmax,     ///< softmax(r, dim, false)
+        LogSoftmax,  ///< softmax(r, dim, true)
+    };
+    Kind kind = Kind::None;
+    backend::ReduceOp op = backend::ReduceOp::Sum;  ///< All and Dim
+    std::uint32_t dim = 0;                          ///< Dim, Softmax and LogSoftmax
+};
+
 struct Program {
     Shape shape;                         ///< the shape of every register
     std::vector<DType> inputs;           ///< the dtype of each input register
     std::vector<Instr> instrs;           ///< instruction k writes register inputs.size() + k
     std::vector<std::uint32_t> outputs;  ///< registers written to memory, in this order
+    Reduction reduction;                 ///< what happens to outputs[0] (Kind::None: written)
 
     std::uint32_t num_registers() const {
         return static_cast<std::uint32_t>(inputs.size() + instrs.size());
@@ -73,5 +91,17 @@ struct Program {
     /// prints it.
     std::string to_string() const;
 };
+
+/// A program's reduction seen as [outer, rows, inner] around the reduced dim (reduce_all: one row
+/// of every element), and the shape of its result.
+struct ReduceGeometry {
+    std::size_t outer = 1, rows = 1, inner = 1;
+    Shape result;
+    bool softmax = false;  ///< Softmax or LogSoftmax: the result has the program's shape
+};
+
+/// The geometry of p's reduction. Throws burn::Error naming `who` unless p is a non-empty program
+/// whose first output is a register of float dtype `fdt` reduced along one of its dims.
+ReduceGeometry reduce_geometry(const Program& p, DType fdt, const char* who);
 
 }  // namespace burn::fusion

@@ -38,6 +38,10 @@ struct Kernels {
     /// program tile by tile through the SIMD kernels, one pass over memory (src/fused.cpp).
     static std::vector<CpuTensor> fused_elementwise(const fusion::Program& p,
                                                     std::span<const CpuTensor> inputs);
+    /// A program ending with a reduction (fusion::ReducingFusionKernelSet): computed block by
+    /// block into a cache-sized buffer that reduce_all / reduce_dim / softmax then reduce.
+    static std::vector<CpuTensor> fused_reduce(const fusion::Program& p,
+                                               std::span<const CpuTensor> inputs);
 };
 
 }  // namespace burn::cpu

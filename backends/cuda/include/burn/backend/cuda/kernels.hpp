@@ -78,6 +78,11 @@ struct Kernels {
     /// memory and in the kernel cache on disk; src/ops_fused.cpp).
     static std::vector<CudaTensor> fused_elementwise(const fusion::Program& p,
                                                      std::span<const CudaTensor> inputs);
+    /// A program ending with a reduction (fusion::ReducingFusionKernelSet): one generated kernel
+    /// computes the program and reduces its first output (partial results of long rows or
+    /// columns combined by reduce_dim).
+    static std::vector<CudaTensor> fused_reduce(const fusion::Program& p,
+                                                std::span<const CudaTensor> inputs);
 };
 
 }  // namespace burn::cuda

@@ -33,6 +33,11 @@ struct Kernels {
     /// shaderc on first use and kept for the process (src/ops_fused.cpp).
     static std::vector<VulkanTensor> fused_elementwise(const fusion::Program& p,
                                                        std::span<const VulkanTensor> inputs);
+    /// A program ending with a reduction (fusion::ReducingFusionKernelSet): one shader computes
+    /// the program and reduces its first output (partial results of long rows or columns
+    /// combined by reduce_dim).
+    static std::vector<VulkanTensor> fused_reduce(const fusion::Program& p,
+                                                  std::span<const VulkanTensor> inputs);
 };
 
 }  // namespace burn::vk
