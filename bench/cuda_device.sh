@@ -9,7 +9,8 @@
 #   bench/cuda_device.sh run OUT_DIR              # there, from the repository root
 #
 # run prints the GPU, runs every test executable with --gtest_brief=1 (a summary line each, the
-# failures' names; logs in OUT_DIR/logs), then `guide train --backend cuda` (GUIDE_BACKEND: another
+# failures' names; logs in OUT_DIR/logs), then `guide train --backend cuda` (a guide built with
+# -DBURN_CUDA_EXAMPLES=ON where the build machine has no GPU; GUIDE_BACKEND: another
 # backend, e.g. cuda-fusion) for GUIDE_EPOCHS (default 0: skipped) and the benchmark (bin/burn_bench_cuda, when packed) unless SKIP_BENCH=1.
 # TESTS="burn_tensor_tests_cuda ..." runs only those; GTEST_FILTER applies to each; TEST_TIMEOUT
 # (s, default 600) bounds each one. Kernels are compiled on first use and cached in

@@ -40,5 +40,5 @@ function(burn_add_package_test)
                    "-DBURN_CXX_FLAGS_CONFIG=${CMAKE_CXX_FLAGS_${_bt}}"
                    "-DBURN_EXE_LINKER_FLAGS=${CMAKE_EXE_LINKER_FLAGS}"
                    -P "${PROJECT_SOURCE_DIR}/cmake/RunPackageTest.cmake")
-  set_tests_properties(package_consumer PROPERTIES LABELS "package" TIMEOUT 900)
+  set_tests_properties(package_consumer PROPERTIES LABELS "package" TIMEOUT 900 COST 30)
 endfunction()

@@ -153,7 +153,14 @@ int main(int argc, char** argv) {
 #ifdef BURN_EXAMPLE_WITH_CUDA
                   << ", cuda, cuda-fusion, cuda-graph"
 #endif
-                  << ")\n";
+                  << ")"
+#ifndef BURN_EXAMPLE_WITH_CUDA
+                  << (o.backend.starts_with("cuda")
+                          ? "; the CUDA backends are built where CMake finds a GPU, or with "
+                            "-DBURN_CUDA_EXAMPLES=ON"
+                          : "")
+#endif
+                  << "\n";
         return 2;
     } catch (const std::invalid_argument& e) {
         std::cerr << "guide: " << e.what() << "\n\n";
