@@ -153,6 +153,23 @@ def _softmax(torch, dev, args, guide):
     return (lambda: torch.softmax(x, 1)), 2.0 * 4 * r * c * 1e-9
 
 
+def _softmax_bf16(torch, dev, args, guide):
+    r, c = args
+    x = _rand(torch, dev, r, c).to(torch.bfloat16)
+    return (lambda: torch.softmax(x, 1)), 2.0 * 2 * r * c * 1e-9
+
+
+def _max_pool_bf16(torch, dev, args, guide):
+    import torch.nn.functional as F
+    (batch,) = args
+    x = _uniform(torch, dev, batch, 64, 112, 112).to(torch.bfloat16)
+
+    def op():
+        with torch.no_grad():
+            return F.max_pool2d(x, 3, 2, 1)
+    return op, batch * 64 * (112 * 112 + 56 * 56) * 2 * 1e-9
+
+
 def _softmax_scaled(compiled):
     """softmax(x * 0.125 + bias, 1): eager (three kernels) or torch.compile."""
     def make(torch, dev, args, guide):
@@ -348,6 +365,10 @@ CASES = {
                        _at((4096, 4096), "sum over dim 1 of [4096, 4096]: ratio"), {}),
     "BM_CudaSoftmax": ("GBps", _softmax, "torch.softmax(x, 1)",
                        _at((4096, 4096), "softmax over dim 1 of [4096, 4096]: ratio"), {}),
+    "BM_CudaSoftmaxBF16": ("GBps", _softmax_bf16, "torch.softmax(x, 1), x bf16",
+                           "(bf16 softmax: reported)", {}),
+    "BM_CudaMaxPoolBF16": ("GBps", _max_pool_bf16, "F.max_pool2d(x, 3, 2, 1), x bf16, no_grad",
+                           "(bf16 ResNet stem pooling: reported)", {}),
     "BM_CudaSoftmaxScaled": ("GBps", _softmax_scaled(False), "softmax(x * 0.125 + b, 1), eager",
                              "(the unfused baseline)", {}),
     "BM_CudaFusionSoftmaxScaled": ("GBps", _softmax_scaled(True),

@@ -291,6 +291,33 @@ void BM_CudaSoftmax(benchmark::State& state) {
     });
 }
 
+// softmax along dim 1 of [r, c] in bf16 (the kernel reads bf16 and computes in f32; bytes: one
+// read and one write of 2-byte values).
+void BM_CudaSoftmaxBF16(benchmark::State& state) {
+    if (!have_device(state)) return;
+    const auto r = static_cast<std::size_t>(state.range(0));
+    const auto c = static_cast<std::size_t>(state.range(1));
+    const T2 x = rand2(r, c).cast(burn::DType::BF16);
+    run_case(state, "GBps", 2.0 * double(r * c) * 2.0 * kGB, [&] {
+        T2 y = burn::activation::softmax(x, 1);
+        benchmark::DoNotOptimize(y);
+    });
+}
+
+// ResNet's stem pooling in bf16: max_pool2d 3x3, stride 2, padding 1 of [batch, 64, 112, 112]
+// (bytes: the input read once, the output written).
+void BM_CudaMaxPoolBF16(benchmark::State& state) {
+    if (!have_device(state)) return;
+    const auto batch = static_cast<std::size_t>(state.range(0));
+    const auto u = burn::Distribution::Uniform(-1, 1);
+    const T4 x = T4::random({batch, 64, 112, 112}, u, kDevice).cast(burn::DType::BF16);
+    const double bytes = double(batch * 64) * (112.0 * 112.0 + 56.0 * 56.0) * 2.0;
+    run_case(state, "GBps", bytes * kGB, [&] {
+        T4 y = burn::module::max_pool2d(x, {3, 3}, {2, 2}, {1, 1});
+        benchmark::DoNotOptimize(y);
+    });
+}
+
 // Reductions with element-wise work before them: softmax(x * 0.125 + bias) along dim 1 of
 // [r, c] (bias [1, c]) and (a - b)^2 summed over [r, c]. Fusion<Cuda> runs each as one generated
 // kernel; Cuda<> as two or three kernels.
@@ -551,6 +578,8 @@ void register_cases(bool small) {
     reg("BM_CudaSum", BM_CudaSum)->Args({side, side});
     reg("BM_CudaSumDim1", BM_CudaSumDim1)->Args({side, side});
     reg("BM_CudaSoftmax", BM_CudaSoftmax)->Args({side, side});
+    reg("BM_CudaSoftmaxBF16", BM_CudaSoftmaxBF16)->Args({side, side});
+    reg("BM_CudaMaxPoolBF16", BM_CudaMaxPoolBF16)->Arg(small ? 2 : 32);
     reg("BM_CudaSoftmaxScaled", BM_CudaSoftmaxScaled)->Args({side, side});
     reg("BM_CudaFusionSoftmaxScaled", BM_CudaFusionSoftmaxScaled)->Args({side, side});
     reg("BM_CudaSquaredError", BM_CudaSquaredError)->Args({side, side});

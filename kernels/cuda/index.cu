@@ -88,6 +88,7 @@ __device__ __forceinline__ void copy_impl(T* dst, const T* src, const Dims<2>& o
     }
 BURN_FOR_ALL(BURN_COPY)
 BURN_COPY(i8, i8)
+BURN_COPY(i16, i16)    // f16 / bf16
 BURN_COPY(uint4, v16)  // dense rows moved 16 bytes at a time (the host rescales the strides)
 
 // ---- gather / select / embedding ---------------------------------------------------------------
@@ -121,6 +122,7 @@ __device__ __forceinline__ void gather_impl(T* out, const T* t, const void* idx,
                        small, err, tag);                                                      \
     }
 BURN_FOR_ALL(BURN_GATHER)
+BURN_GATHER(i16, i16)  // f16 / bf16 (moved as bits)
 
 // ---- scatter-adds ------------------------------------------------------------------------------
 // A scatter is `ncols` columns (positions of the values with the indexed dim removed; `cols`

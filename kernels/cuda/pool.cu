@@ -124,8 +124,9 @@ __device__ __forceinline__ E avg_divide(E sum, const AvgSpan<Ix>& h, const AvgSp
     return div > 0 ? sum / (E)div : (E)0;
 }
 
-template <class E, class Ix>
-__device__ void avg_pool_impl(const E* __restrict__ x, E* __restrict__ y, const PoolArgs& a) {
+template <class S, class Ix>
+__device__ void avg_pool_impl(const S* __restrict__ x, S* __restrict__ y, const PoolArgs& a) {
+    typedef typename Val<S>::V E;
     const Geo<Ix> g = geo<Ix>(a);
     const i64 sy = a.v0[3], sx = a.v0[4];
     POOL_LOOP(Ix, i, a.planes * a.OH * a.OW) {
@@ -133,13 +134,13 @@ __device__ void avg_pool_impl(const E* __restrict__ x, E* __restrict__ y, const 
         const Ix oh = r % g.OH, plane = r / g.OH;
         const AvgSpan<Ix> hs = avg_span<Ix>(oh, g.H, g.kh, g.sh, g.ph);
         const AvgSpan<Ix> ws = avg_span<Ix>(ow, g.W, g.kw, g.sw, g.pw);
-        const E* px = x + plane_at<Ix>(a.v0, g.C, plane);
+        const S* px = x + plane_at<Ix>(a.v0, g.C, plane);
         E s = 0;
         for (Ix h = hs.lo; h < hs.hi; ++h) {
-            const E* row = px + (i64)h * sy;
-            for (Ix w = ws.lo; w < ws.hi; ++w) s += row[(i64)w * sx];
+            const S* row = px + (i64)h * sy;
+            for (Ix w = ws.lo; w < ws.hi; ++w) s += Val<S>::ld(row[(i64)w * sx]);
         }
-        y[i] = avg_divide<E, Ix>(s, hs, ws, a.count_include_pad);
+        y[i] = Val<S>::st(avg_divide<E, Ix>(s, hs, ws, a.count_include_pad));
     }
 }
 
@@ -173,9 +174,10 @@ __device__ void avg_pool_backward_impl(const E* __restrict__ g, E* __restrict__ 
 // ------------------------------------------------------------------------------ max pooling
 
 /// WithIdx: also write the argmax (element type I) of each window.
-template <class E, class Ix, class I, bool WithIdx>
-__device__ void max_pool_impl(const E* __restrict__ x, E* __restrict__ y, I* __restrict__ idx,
+template <class S, class Ix, class I, bool WithIdx>
+__device__ void max_pool_impl(const S* __restrict__ x, S* __restrict__ y, I* __restrict__ idx,
                               const PoolArgs& a) {
+    typedef typename Val<S>::V E;
     const Geo<Ix> g = geo<Ix>(a);
     const i64 sy = a.v0[3], sx = a.v0[4];
     POOL_LOOP(Ix, i, a.planes * a.OH * a.OW) {
@@ -185,20 +187,20 @@ __device__ void max_pool_impl(const E* __restrict__ x, E* __restrict__ y, I* __r
         const Ix hend = imin<Ix>(hs + (g.kh - 1) * g.dh + 1, g.H);
         const Ix wend = imin<Ix>(ws + (g.kw - 1) * g.dw + 1, g.W);
         const Ix h0 = first_valid<Ix>(hs, g.dh), w0 = first_valid<Ix>(ws, g.dw);
-        const E* px = x + plane_at<Ix>(a.v0, g.C, plane);
+        const S* px = x + plane_at<Ix>(a.v0, g.C, plane);
         E m = neg_inf<E>();
         Ix best = h0 * g.W + w0;  // a window of -inf keeps its first cell
         for (Ix h = h0; h < hend; h += g.dh) {
-            const E* row = px + (i64)h * sy;
+            const S* row = px + (i64)h * sy;
             for (Ix w = w0; w < wend; w += g.dw) {
-                const E v = row[(i64)w * sx];
+                const E v = Val<S>::ld(row[(i64)w * sx]);
                 if (v > m || v != v) {  // PyTorch's rule: greater, or NaN
                     m = v;
                     if (WithIdx) best = h * g.W + w;
                 }
             }
         }
-        y[i] = m;
+        y[i] = Val<S>::st(m);
         if (WithIdx) idx[i] = (I)best;
     }
 }
@@ -329,9 +331,10 @@ __device__ __forceinline__ Ix bin_hi(Ix o, Ix in, Ix out) {
 
 /// One thread per output: each column's sum over the bin's (d, h) rows, then the columns in
 /// order (the CPU backend's order).
-template <class E, class Ix>
-__device__ void adaptive_avg_pool_impl(const E* __restrict__ x, E* __restrict__ y,
+template <class S, class Ix>
+__device__ void adaptive_avg_pool_impl(const S* __restrict__ x, S* __restrict__ y,
                                        const PoolArgs& a) {
+    typedef typename Val<S>::V E;
     const Geo<Ix> g = geo<Ix>(a);
     POOL_LOOP(Ix, i, a.planes * a.OD * a.OH * a.OW) {
         const Ix ow = i % g.OW;
@@ -342,24 +345,26 @@ __device__ void adaptive_avg_pool_impl(const E* __restrict__ x, E* __restrict__ 
         const Ix d0 = bin_lo<Ix>(od, g.D, g.OD), d1 = bin_hi<Ix>(od, g.D, g.OD);
         const Ix h0 = bin_lo<Ix>(oh, g.H, g.OH), h1 = bin_hi<Ix>(oh, g.H, g.OH);
         const Ix w0 = bin_lo<Ix>(ow, g.W, g.OW), w1 = bin_hi<Ix>(ow, g.W, g.OW);
-        const E* px = x + plane_at<Ix>(a.v0, g.C, plane);
+        const S* px = x + plane_at<Ix>(a.v0, g.C, plane);
         E s = 0;
         for (Ix w = w0; w < w1; ++w) {
-            const E* pw = px + (i64)w * a.v0[4];
+            const S* pw = px + (i64)w * a.v0[4];
             E col = 0;
             for (Ix d = d0; d < d1; ++d)
-                for (Ix h = h0; h < h1; ++h) col += pw[(i64)d * a.v0[2] + (i64)h * a.v0[3]];
+                for (Ix h = h0; h < h1; ++h)
+                    col += Val<S>::ld(pw[(i64)d * a.v0[2] + (i64)h * a.v0[3]]);
             s += col;
         }
-        y[i] = s / (E)((i64)(d1 - d0) * (h1 - h0) * (w1 - w0));
+        y[i] = Val<S>::st(s / (E)((i64)(d1 - d0) * (h1 - h0) * (w1 - w0)));
     }
 }
 
 /// One block per output (large bins): the block's threads split the bin, a warp-shuffle and
 /// shared-memory reduction sums it. blockDim.x is a multiple of 32, at most 1024.
-template <class E>
-__device__ void adaptive_avg_pool_block_impl(const E* __restrict__ x, E* __restrict__ y,
+template <class S>
+__device__ void adaptive_avg_pool_block_impl(const S* __restrict__ x, S* __restrict__ y,
                                              const PoolArgs& a) {
+    typedef typename Val<S>::V E;
     __shared__ E partial[32];
     const i64 outputs = a.planes * a.OD * a.OH * a.OW;
     for (i64 i = blockIdx.x; i < outputs; i += gridDim.x) {
@@ -371,7 +376,7 @@ __device__ void adaptive_avg_pool_block_impl(const E* __restrict__ x, E* __restr
         const i64 d0 = bin_lo<i64>(od, a.D, a.OD), d1 = bin_hi<i64>(od, a.D, a.OD);
         const i64 h0 = bin_lo<i64>(oh, a.H, a.OH), h1 = bin_hi<i64>(oh, a.H, a.OH);
         const i64 w0 = bin_lo<i64>(ow, a.W, a.OW), w1 = bin_hi<i64>(ow, a.W, a.OW);
-        const E* px = x + plane_at<i64>(a.v0, a.C, plane);
+        const S* px = x + plane_at<i64>(a.v0, a.C, plane);
         const int nw = (int)(w1 - w0), nh = (int)(h1 - h0), nd = (int)(d1 - d0);
         const int n = nw * nh * nd;
         E s = 0;
@@ -379,14 +384,14 @@ __device__ void adaptive_avg_pool_block_impl(const E* __restrict__ x, E* __restr
             const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
             for (int row = warp; row < nd * nh; row += warps) {
                 const int dd = row / nh, hh = row - dd * nh;
-                const E* p = px + (d0 + dd) * a.v0[2] + (h0 + hh) * a.v0[3];
-                for (int w = lane; w < nw; w += 32) s += p[(w0 + w) * a.v0[4]];
+                const S* p = px + (d0 + dd) * a.v0[2] + (h0 + hh) * a.v0[3];
+                for (int w = lane; w < nw; w += 32) s += Val<S>::ld(p[(w0 + w) * a.v0[4]]);
             }
         } else {
             for (int e = threadIdx.x; e < n; e += blockDim.x) {
                 const int w = e % nw, rr = e / nw;
                 const int hh = rr % nh, dd = rr / nh;
-                s += px[(d0 + dd) * a.v0[2] + (h0 + hh) * a.v0[3] + (w0 + w) * a.v0[4]];
+                s += Val<S>::ld(px[(d0 + dd) * a.v0[2] + (h0 + hh) * a.v0[3] + (w0 + w) * a.v0[4]]);
             }
         }
         for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
@@ -395,7 +400,7 @@ __device__ void adaptive_avg_pool_block_impl(const E* __restrict__ x, E* __restr
         if (threadIdx.x < 32) {
             s = threadIdx.x < (blockDim.x >> 5) ? partial[threadIdx.x] : (E)0;
             for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
-            if (threadIdx.x == 0) y[i] = s / (E)n;
+            if (threadIdx.x == 0) y[i] = Val<S>::st(s / (E)n);
         }
         __syncthreads();
     }
@@ -454,23 +459,31 @@ __device__ void adaptive_avg_pool_backward_impl(const E* __restrict__ g, E* __re
 
 #define POOL_WIDTHS(X, E, SUFFIX) X(E, SUFFIX, int, 32) X(E, SUFFIX, i64, 64)
 
-#define POOL_FLOAT_KERNELS(E, SUFFIX, Ix, BITS)                                                    \
-    extern "C" __global__ void avg_pool##BITS##_##SUFFIX(const E* x, E* y, PoolArgs a) {           \
-        avg_pool_impl<E, Ix>(x, y, a);                                                             \
-    }                                                                                              \
+/// The forward kernels (f16 / bf16 too: read as f32, each output rounded once).
+#define POOL_FORWARD_KERNELS(S, SUFFIX, Ix, BITS)                                                 \
+    extern "C" __global__ void avg_pool##BITS##_##SUFFIX(const S* x, S* y, PoolArgs a) {          \
+        avg_pool_impl<S, Ix>(x, y, a);                                                            \
+    }                                                                                             \
+    extern "C" __global__ void max_pool##BITS##_##SUFFIX(const S* x, S* y, PoolArgs a) {          \
+        max_pool_impl<S, Ix, i64, false>(x, y, nullptr, a);                                       \
+    }                                                                                             \
+    extern "C" __global__ void max_pool_idx_i32_##BITS##_##SUFFIX(const S* x, S* y, i32* idx,     \
+                                                                  PoolArgs a) {                   \
+        max_pool_impl<S, Ix, i32, true>(x, y, idx, a);                                            \
+    }                                                                                             \
+    extern "C" __global__ void max_pool_idx_i64_##BITS##_##SUFFIX(const S* x, S* y, i64* idx,     \
+                                                                  PoolArgs a) {                   \
+        max_pool_impl<S, Ix, i64, true>(x, y, idx, a);                                            \
+    }                                                                                             \
+    extern "C" __global__ void adaptive_avg_pool##BITS##_##SUFFIX(const S* x, S* y, PoolArgs a) { \
+        adaptive_avg_pool_impl<S, Ix>(x, y, a);                                                   \
+    }
+
+/// The backward kernels (f32 and f64; the half types run them in f32 between casts, the
+/// adapter's widening).
+#define POOL_BACKWARD_KERNELS(E, SUFFIX, Ix, BITS)                                                 \
     extern "C" __global__ void avg_pool_backward##BITS##_##SUFFIX(const E* g, E* gx, PoolArgs a) { \
         avg_pool_backward_impl<E, Ix>(g, gx, a);                                                   \
-    }                                                                                              \
-    extern "C" __global__ void max_pool##BITS##_##SUFFIX(const E* x, E* y, PoolArgs a) {           \
-        max_pool_impl<E, Ix, i64, false>(x, y, nullptr, a);                                        \
-    }                                                                                              \
-    extern "C" __global__ void max_pool_idx_i32_##BITS##_##SUFFIX(const E* x, E* y, i32* idx,      \
-                                                                  PoolArgs a) {                    \
-        max_pool_impl<E, Ix, i32, true>(x, y, idx, a);                                             \
-    }                                                                                              \
-    extern "C" __global__ void max_pool_idx_i64_##BITS##_##SUFFIX(const E* x, E* y, i64* idx,      \
-                                                                  PoolArgs a) {                    \
-        max_pool_impl<E, Ix, i64, true>(x, y, idx, a);                                             \
     }                                                                                              \
     extern "C" __global__ void max_pool_backward_i32_##BITS##_##SUFFIX(const E* g, const i32* idx, \
                                                                        E* gx, PoolArgs a) {        \
@@ -496,9 +509,6 @@ __device__ void adaptive_avg_pool_backward_impl(const E* __restrict__ g, E* __re
         const E* g, const i64* idx, E* gx, PoolArgs a, u32* err, u32 tag) {                        \
         max_pool_backward_check_impl<E, Ix, i64>(g, idx, gx, a, err, tag);                         \
     }                                                                                              \
-    extern "C" __global__ void adaptive_avg_pool##BITS##_##SUFFIX(const E* x, E* y, PoolArgs a) {  \
-        adaptive_avg_pool_impl<E, Ix>(x, y, a);                                                    \
-    }                                                                                              \
     extern "C" __global__ void adaptive_avg_pool_backward##BITS##_##SUFFIX(const E* g, E* gx,      \
                                                                            PoolArgs a) {           \
         adaptive_avg_pool_backward_impl<E, Ix>(g, gx, a);                                          \
@@ -509,5 +519,11 @@ __device__ void adaptive_avg_pool_backward_impl(const E* __restrict__ g, E* __re
         adaptive_avg_pool_block_impl<E>(x, y, a);                                               \
     }
 
-#define POOL_ALL(E, SUFFIX) POOL_WIDTHS(POOL_FLOAT_KERNELS, E, SUFFIX) POOL_BLOCK_KERNELS(E, SUFFIX)
-BURN_FOR_FLOATS(POOL_ALL)
+#define POOL_FLOATS(E, SUFFIX)                    \
+    POOL_WIDTHS(POOL_FORWARD_KERNELS, E, SUFFIX)  \
+    POOL_WIDTHS(POOL_BACKWARD_KERNELS, E, SUFFIX) \
+    POOL_BLOCK_KERNELS(E, SUFFIX)
+#define POOL_HALVES(S, SUFFIX) \
+    POOL_WIDTHS(POOL_FORWARD_KERNELS, S, SUFFIX) POOL_BLOCK_KERNELS(S, SUFFIX)
+BURN_FOR_FLOATS(POOL_FLOATS)
+BURN_FOR_HALVES(POOL_HALVES)

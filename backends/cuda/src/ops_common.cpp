@@ -41,6 +41,15 @@ const char* dtype_suffix(DType dtype) {
                          " has no CUDA kernels (f32, f64, f16, bf16, i32, i64, bool, qint8)");
 }
 
+DType bits_dtype(DType d) {
+    switch (element_size(d)) {
+        case 1: return DType::QInt8;
+        case 2: return DType::I16;
+        case 4: return DType::I32;
+        default: return DType::I64;
+    }
+}
+
 std::string variant(const char* base, DType dtype) {
     return std::string(base) + "_" + dtype_suffix(dtype);
 }

@@ -38,6 +38,8 @@ std::size_t element_size(DType dtype, const char* op = "op");
 
 /// "f32", "f64", "i32", "i64", "bool", "i8": the suffix of a kernel variant.
 const char* dtype_suffix(DType dtype);
+/// The int dtype of the element size of `d` (kernels that only move values move its bits).
+DType bits_dtype(DType d);
 /// `base` + "_" + dtype_suffix(dtype).
 std::string variant(const char* base, DType dtype);
 

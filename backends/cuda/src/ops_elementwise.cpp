@@ -101,16 +101,6 @@ void check_float(const char* op, DType d) {
                d);
 }
 
-/// The int dtype of the same element size (fill and copy move bits).
-DType bits_dtype(DType d) {
-    switch (element_size(d)) {
-        case 1: return DType::QInt8;
-        case 2: return DType::I16;
-        case 4: return DType::I32;
-        default: return DType::I64;
-    }
-}
-
 // ------------------------------------------------------------------------------------------------
 // Launchers
 // ------------------------------------------------------------------------------------------------

@@ -210,6 +210,7 @@ void copy_iter(Context& ctx, DType dtype, void* dst, const void* src, Iter<2> it
     const char* kernel = unit == 16  ? "copy_v16"
                          : unit == 8 ? "copy_i64"
                          : unit == 4 ? "copy_i32"
+                         : unit == 2 ? "copy_i16"
                                      : "copy_bool";  // copies move bytes: any kernel of the width
     launch_threads(ctx, kernel, row_threads(rows, units), dst, src, outer, rows, units,
                    it.strides[last][0], it.strides[last][1], small);
@@ -261,7 +262,9 @@ void launch_gather(const char* op, Context& ctx, DType dtype, void* out, const v
     const std::int64_t rows = rows_it.numel();
     const auto inner = static_cast<std::int64_t>(shape[r - 1]);
     const int small = static_cast<std::uint64_t>(rows * inner) <= kU32Max;
-    launch_threads(ctx, variant("gather", dtype), row_threads(rows, inner), out, t, idx,
+    // The gather moves values: the half types move as 16-bit ints.
+    const DType moved = is_half(dtype) ? bits_dtype(dtype) : dtype;
+    launch_threads(ctx, variant("gather", moved), row_threads(rows, inner), out, t, idx,
                    idx64 ? 1 : 0, rd, rows, inner, t_st[r - 1], i_st[r - 1], dim_stride,
                    static_cast<std::int64_t>(size), small, ctx.error_word(), ctx.error_tag(op));
 }

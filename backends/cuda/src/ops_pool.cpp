@@ -85,10 +85,13 @@ PoolArgs adaptive_args(const Shape& x, std::span<const std::size_t> output_size)
     return p;
 }
 
-void check_float(const CudaTensor& t, const char* op) {
-    BURN_CHECK(t.dtype == DType::F32 || t.dtype == DType::F64, "Cuda ", op,
-               ": expected a float tensor (f32 or f64), got ", dtype_name(t.dtype), " of shape ",
-               t.shape);
+/// The forward kernels also read f16 / bf16 (`half`); the backward ones get f32 (the adapter
+/// widens them: Kernels::computes_half).
+void check_float(const CudaTensor& t, const char* op, bool half = false) {
+    BURN_CHECK(t.dtype == DType::F32 || t.dtype == DType::F64 || (half && is_half(t.dtype)),
+               "Cuda ", op, ": expected a float tensor (",
+               half ? "f32, f64, f16 or bf16" : "f32 or f64", "), got ", dtype_name(t.dtype),
+               " of shape ", t.shape);
 }
 
 /// Whether the kernels may index in 32 bits (their <name>32 variants): every count of the op
@@ -148,7 +151,7 @@ void check_index_dtype(DType d, const char* op) {
 
 CudaTensor Kernels::avg_pool(CudaTensor x, const SpatialArgs& a) {
     const char* op = "avg_pool";
-    check_float(x, op);
+    check_float(x, op, true);
     const Shape out = backend::pool_shape(x.shape, a);
     PoolArgs p = pool_args(x.shape, out, a);
     view_strides(p.v0, x);
@@ -182,7 +185,7 @@ CudaTensor Kernels::avg_pool_backward(CudaTensor x, CudaTensor grad, const Spati
 std::pair<CudaTensor, CudaTensor> Kernels::max_pool(CudaTensor x, const SpatialArgs& a,
                                                     bool with_indices, DType index_dtype) {
     const char* op = "max_pool";
-    check_float(x, op);
+    check_float(x, op, true);
     if (with_indices) check_index_dtype(index_dtype, op);
     const Shape out = backend::pool_shape(x.shape, a);
     PoolArgs p = pool_args(x.shape, out, a);
@@ -240,7 +243,7 @@ CudaTensor Kernels::max_pool_backward(CudaTensor x, CudaTensor grad, CudaTensor 
 
 CudaTensor Kernels::adaptive_avg_pool(CudaTensor x, std::span<const std::size_t> output_size) {
     const char* op = "adaptive_avg_pool";
-    check_float(x, op);
+    check_float(x, op, true);
     PoolArgs p = adaptive_args(x.shape, output_size);
     view_strides(p.v0, x);
     Shape out{x.shape[0], x.shape[1]};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Reductions (reduce_all, reduce_dim, reduce_dim_with_indices, any_all, any_all_dim), cumulative
-// ops and softmax / log_softmax: the host side of kernels/cuda/reduce.cu (its header comment
-// lists the kernels and the semantics, the CPU backend's).
+// ops and softmax / log_softmax: the host side of kernels/cuda/reduce.cu and softmax.cu (their
+// header comments list the kernels and the semantics, the CPU backend's).
 //
 // How the work is cut (from the shape only, so results are deterministic on a device):
 //  - everything: dense views (or permuted / flipped dense blocks, whose elements are read in
@@ -41,6 +41,7 @@ using std::int64_t;
 using std::size_t;
 
 constexpr const char* kProgram = "reduce";
+constexpr const char* kSoftmaxProgram = "softmax";  // kernels/cuda/softmax.cu
 /// Blocks a split reduction aims at (a constant: the split depends on the shape alone).
 constexpr int64_t kTargetBlocks = 1024;
 /// Fewest elements a block of a split row reduction (or of reduce_all) folds.
@@ -406,8 +407,8 @@ CudaTensor Kernels::cumulative(CumOp op, CudaTensor t, std::size_t dim) {
 CudaTensor Kernels::softmax(CudaTensor x, std::size_t dim, bool log) {
     const char* name = log ? "log_softmax" : "softmax";
     const DType dt = x.dtype;
-    BURN_CHECK(dt == DType::F32 || dt == DType::F64, "Cuda ", name, ": unsupported dtype ", dt,
-               " (f32, f64)");
+    BURN_CHECK(dt == DType::F32 || dt == DType::F64 || is_half(dt), "Cuda ", name,
+               ": unsupported dtype ", dt, " (f32, f64, f16, bf16)");
     const Meta lanes = lanes_meta(x, dim);
     const int64_t s = dim_stride(x, dim);
     const void* xp = first(x);
@@ -430,7 +431,7 @@ CudaTensor Kernels::softmax(CudaTensor x, std::size_t dim, bool log) {
         const std::string kind = vec ? "v" : "s";
         if (n <= 1024) {
             const int64_t items = pow2_at_least(ceil_div(n, 32 * per_item));
-            launch(ctx, kProgram, "softmax_warp_" + kind + std::to_string(items) + "_" + suf,
+            launch(ctx, kSoftmaxProgram, "softmax_warp_" + kind + std::to_string(items) + "_" + suf,
                    dim3(static_cast<unsigned>(ceil_div(n_rows, 8))), dim3(256), 0, xp, lanes, s,
                    n_rows, n, o, lg);
             return out;
@@ -439,21 +440,21 @@ CudaTensor Kernels::softmax(CudaTensor x, std::size_t dim, bool log) {
             const int64_t items = std::min<int64_t>(8, pow2_at_least(ceil_div(n, 256 * per_item)));
             const int64_t block =
                 std::max<int64_t>(256, pow2_at_least(ceil_div(n, items * per_item)));
-            launch(ctx, kProgram,
+            launch(ctx, kSoftmaxProgram,
                    std::string("softmax_block_") + (vec ? "v" : "s") + std::to_string(items) + "_" +
                        suf,
                    dim3(static_cast<unsigned>(n_rows)), dim3(static_cast<unsigned>(block)), 0, xp,
                    lanes, s, n_rows, n, o, lg);
             return out;
         }
-        launch(ctx, kProgram, std::string("softmax_online_") + suf,
+        launch(ctx, kSoftmaxProgram, std::string("softmax_online_") + suf,
                dim3(static_cast<unsigned>(n_rows)), dim3(1024), 0, xp, lanes, s, n_rows, n, o, lg);
         return out;
     }
     // The dim is not the innermost (or is short): threads over the lanes, the dim over y.
     const int ty = n >= 1024 ? 32 : (n >= 256 ? 16 : (n >= 64 ? 8 : (n >= 16 ? 4 : 1)));
     const int tx = ty >= 16 ? 32 : 256 / ty;
-    launch(ctx, kProgram, std::string("softmax_cols_") + suf,
+    launch(ctx, kSoftmaxProgram, std::string("softmax_cols_") + suf,
            dim3(static_cast<unsigned>(ceil_div(n_rows, tx))),
            dim3(static_cast<unsigned>(tx), static_cast<unsigned>(ty)), 0, xp, lanes, s, n_rows,
            inner, n, o, lg);

@@ -25,9 +25,10 @@ struct Kernels {
     /// casts, matmul (cuBLASLt, tensor cores, f32 accumulation), convolutions and their
     /// gradients (cuDNN, tensor cores, f32 accumulation), random values (the f32 values
     /// rounded), and the element-wise maps, comparisons, masked selects, activations and
-    /// reductions (half values read as f32, the result rounded once: what the f32 kernels
-    /// between casts give, in one pass). The others
-    /// compute in f32 (backend/widen.hpp).
+    /// reductions, softmax and forward pooling (half values read as f32, the result rounded
+    /// once: what the f32 kernels between casts give, in one pass), and the kernels that move
+    /// values (slice_assign, cat, repeat_dim, gather, select, embedding). The others compute
+    /// in f32 (backend/widen.hpp).
     static constexpr bool computes_half(backend::KernelId k, DType) {
         using K = backend::KernelId;
         switch (k) {
@@ -49,6 +50,16 @@ struct Kernels {
             case K::mask_fill:
             case K::reduce_all:
             case K::reduce_dim:
+            case K::softmax:
+            case K::slice_assign:
+            case K::cat:
+            case K::repeat_dim:
+            case K::gather:
+            case K::select:
+            case K::embedding:
+            case K::avg_pool:
+            case K::max_pool:
+            case K::adaptive_avg_pool:
             case K::matmul:
             case K::activation:
             case K::activation_backward:
