@@ -142,9 +142,11 @@ std::string kernel_head(const Program& p, DType fdt) {
 }
 
 /// The strided inputs' offsets o<i> of element `i` (of type `idx`) from its coordinates in the
-/// collapsed shape (one division per dim).
+/// collapsed shape (one division per dim); `declare`: false when the o<i> are declared (as 0)
+/// already.
 std::string strided_offsets(const Program& p, const std::vector<Access>& access,
-                            const std::string& indent, const std::string& idx) {
+                            const std::string& indent, const std::string& idx,
+                            bool declare = true) {
     const std::size_t n_in = p.inputs.size();
     std::size_t first_strided = n_in;
     for (std::size_t i = n_in; i-- > 0;)
@@ -153,8 +155,9 @@ std::string strided_offsets(const Program& p, const std::vector<Access>& access,
     const std::string m0 = "m" + std::to_string(first_strided);
     std::string l;
     l += indent + idx + " lin = (" + idx + ")i;\n";
-    for (std::size_t i = 0; i < n_in; ++i)
-        if (access[i] == Access::Strided) l += indent + "i64 o" + std::to_string(i) + " = 0;\n";
+    if (declare)
+        for (std::size_t i = 0; i < n_in; ++i)
+            if (access[i] == Access::Strided) l += indent + "i64 o" + std::to_string(i) + " = 0;\n";
     l += "#pragma unroll 1\n";
     l += indent + "for (int d = " + m0 + ".rank - 1; d >= 1; --d) {\n";
     l += indent + "    const " + idx + " sz = (" + idx + ")" + m0 + ".shape[d];\n";
@@ -295,6 +298,12 @@ constexpr std::size_t kSoftmaxCacheBytes = 48 * 1024;
 
 /// The CUDA C++ of a program ending with a reduction: `row` as described above; `wide`: element
 /// indexes need 64 bits; `cached`: a softmax row kept in (dynamic) shared memory.
+///
+/// Along the last dim, strided inputs whose collapsed last dim holds whole rows (a bias row
+/// broadcast over a matrix, a transposed view's rows...) are read at the row's offset plus k
+/// times their last stride, without the per-element divisions; a reduction whose inputs are all
+/// dense or single values reads them 16 bytes at a time. Blocks combine their threads' values by
+/// warp shuffles, then the warps' in order.
 std::string generate_reduce(const Program& p, DType fdt, const std::vector<Access>& access,
                             bool row, bool wide, bool cached) {
     using Kind = fusion::Reduction::Kind;
@@ -307,6 +316,12 @@ std::string generate_reduce(const Program& p, DType fdt, const std::vector<Acces
     (void)fusion::codegen::scalars(p, fdt, kCuda, &slot);
     const std::string inf = fdt == DType::F64 ? "__longlong_as_double(0x7ff0000000000000LL)"
                                               : "__int_as_float(0x7f800000)";
+    std::vector<std::size_t> strided;
+    for (std::size_t i = 0; i < n_in; ++i)
+        if (access[i] == Access::Strided) strided.push_back(i);
+    const auto in_type = [&](std::size_t i) {
+        return p.inputs[i] == DType::Bool ? std::string("u8") : E;
+    };
     std::string s = kernel_head(p, fdt);
     // The fold and its identity (NaN propagating through max and min).
     s += "__device__ __forceinline__ " + E + " combine(" + E + " a, " + E + " b) { return ";
@@ -320,16 +335,29 @@ std::string generate_reduce(const Program& p, DType fdt, const std::vector<Acces
     s += "extern \"C\" __global__ void " + std::string(kKernelName) + "(" +
          kernel_params(p, fdt, access) +
          ", i64 outer, i64 rows, i64 inner, i64 segs, i64 seg_len) {\n";
-    s += "    __shared__ " + E + " red_[256];\n";
+    s += "    __shared__ " + E + " red_[32];\n";
     s += "    const int lid = threadIdx.x, wg = blockDim.x;\n";
     for (std::size_t i = 0; i < n_in; ++i)
         if (access[i] == Access::Scalar)
-            s += "    const " + std::string(p.inputs[i] == DType::Bool ? "u8" : E) + " c" +
-                 std::to_string(i) + " = in" + std::to_string(i) + "[0];\n";
+            s += "    const " + in_type(i) + " c" + std::to_string(i) + " = in" +
+                 std::to_string(i) + "[0];\n";
+    const std::string idx = wide ? "u64" : "u32";
     // The registers of element i (y0: the reduced one), and the stores of the further outputs.
     const auto element = [&](const std::string& indent, bool write) {
         std::string b = indent + "const i64 i = base + k" + (row ? "" : " * inner") + ";\n";
-        b += strided_offsets(p, access, indent, wide ? "u64" : "u32");
+        if (row && !strided.empty()) {
+            for (std::size_t i : strided) b += indent + "i64 o" + std::to_string(i) + " = 0;\n";
+            b += indent + "if (lin_) {\n";
+            for (std::size_t i : strided) {
+                const std::string k = std::to_string(i);
+                b += indent + "    o" + k + " = ob" + k + " + k * m" + k + ".strides[rk_];\n";
+            }
+            b += indent + "} else {\n" +
+                 strided_offsets(p, access, indent + "    ", idx, /*declare=*/false) + indent +
+                 "}\n";
+        } else {
+            b += strided_offsets(p, access, indent, idx);
+        }
         b += registers_code(p, fdt, slot, indent,
                             [&](std::size_t i) { return element_load(access, i); });
         b += indent + "const " + E + " y0 = " + reg(p.outputs[0]) + ";\n";
@@ -340,15 +368,42 @@ std::string generate_reduce(const Program& p, DType fdt, const std::vector<Acces
     };
     const std::string loop_all = row ? "    for (i64 k = lid; k < rows; k += wg) {\n"
                                      : "    for (i64 k = 0; k < rows; ++k) {\n";
-    const auto tree = [&](const std::string& fold) {
-        return "    __syncthreads();\n    for (int h = wg / 2; h > 0; h >>= 1) {\n"
-               "        if (lid < h) red_[lid] = " +
-               fold + ";\n        __syncthreads();\n    }\n";
+    // Combines `v` over the block (every thread gets the result): warp shuffles, then the warps'
+    // values in order. `fold` combines a and b.
+    const auto block_fold = [&](const std::string& v, const std::string& fold) {
+        return "    {\n        " + E + " a = " + v +
+               ";\n"
+               "        for (int off = 16; off > 0; off >>= 1) {\n"
+               "            const " +
+               E + " b = __shfl_xor_sync(0xffffffffu, a, off);\n            a = " + fold +
+               ";\n        }\n"
+               "        if ((lid & 31) == 0) red_[lid >> 5] = a;\n"
+               "        __syncthreads();\n"
+               "        a = red_[0];\n"
+               "        for (int q = 1; q < (wg >> 5); ++q) {\n"
+               "            const " +
+               E + " b = red_[q];\n            a = " + fold +
+               ";\n        }\n"
+               "        __syncthreads();\n        " +
+               v + " = a;\n    }\n";
     };
     if (row) {
         s += "    const i64 w = blockIdx.x;\n";
         s += "    if (w >= outer * segs) return;  // uniform across the block\n";
         s += "    const i64 base = (w / segs) * rows;\n";
+        if (!strided.empty()) {
+            // The strided inputs' offsets of the row's first element, when the collapsed last dim
+            // holds whole rows (base is a multiple of rows: the row does not cross it).
+            const std::string m0 = "m" + std::to_string(strided[0]);
+            s += "    const int rk_ = " + m0 + ".rank - 1;\n";
+            s += "    const bool lin_ = " + m0 + ".shape[rk_] % rows == 0;\n";
+            for (std::size_t i : strided) s += "    i64 ob" + std::to_string(i) + " = 0;\n";
+            s += "    if (lin_) {\n        const i64 i = base;\n" +
+                 strided_offsets(p, access, "        ", idx);
+            for (std::size_t i : strided)
+                s += "        ob" + std::to_string(i) + " = o" + std::to_string(i) + ";\n";
+            s += "    }\n";
+        }
     } else {
         s +=
             "    const i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x, cols = outer * inner;\n";
@@ -360,16 +415,42 @@ std::string generate_reduce(const Program& p, DType fdt, const std::vector<Acces
         s += "    const i64 g = " + std::string(row ? "w" : "t / cols") + " % segs;\n";
         s += "    const i64 begin = g * seg_len, end = min(rows, begin + seg_len);\n";
         s += "    " + E + " acc = IDENTITY;\n";
+        std::string first = "begin";
+        if (row && strided.empty() && p.outputs.size() == 1) {
+            // Every input dense or a single value, nothing else to write: 16-byte loads.
+            const int N = fdt == DType::F64 ? 2 : 4;
+            s += "    constexpr int N = " + std::to_string(N) + ";\n";
+            s += "    const i64 vb = base + begin, nv = (end - begin) / N;\n";
+            s += "    i64 tail = begin;\n    if (true";
+            for (std::size_t i = 0; i < n_in; ++i)
+                if (access[i] == Access::Dense)
+                    s += " && aligned<N>(in" + std::to_string(i) + " + vb)";
+            s += ") {\n#pragma unroll 2\n        for (i64 v = lid; v < nv; v += wg) {\n";
+            for (std::size_t i = 0; i < n_in; ++i)
+                if (access[i] == Access::Dense) {
+                    const std::string k = std::to_string(i), T = in_type(i);
+                    s += "            const Pack<" + T + ", N> p" + k +
+                         " = reinterpret_cast<const Pack<" + T + ", N>*>(in" + k + " + vb)[v];\n";
+                }
+            s += "#pragma unroll\n            for (int u = 0; u < N; ++u) {\n";
+            s += registers_code(p, fdt, slot, "                ", [&](std::size_t i) {
+                const std::string k = std::to_string(i);
+                return access[i] == Access::Dense ? "p" + k + ".v[u]" : "c" + k;
+            });
+            s += "                acc = combine(acc, " + reg(p.outputs[0]) + ");\n";
+            s += "            }\n        }\n        tail = begin + nv * N;\n    }\n";
+            first = "tail";
+        }
         // Unrolled: several independent loads in flight per thread.
-        s += row ? "#pragma unroll 4\n    for (i64 k = begin + lid; k < end; k += wg) {\n"
+        s += row ? "#pragma unroll 4\n    for (i64 k = " + first + " + lid; k < end; k += wg) {\n"
                  : "#pragma unroll 4\n    for (i64 k = begin; k < end; ++k) {\n";
         s += element("        ", true) + "        acc = combine(acc, y0);\n    }\n";
         const auto finish = [&](const std::string& v) {
             return red.op == ReduceOp::Mean ? "div_rn(" + v + ", (" + E + ")rows)" : v;
         };
         if (row) {
-            s += "    red_[lid] = acc;\n" + tree("combine(red_[lid], red_[lid + h])");
-            s += "    if (lid == 0) out0[w] = " + finish("red_[0]") + ";\n";
+            s += block_fold("acc", "combine(a, b)");
+            s += "    if (lid == 0) out0[w] = " + finish("acc") + ";\n";
         } else {
             s += "    out0[(t / cols) * cols + c] = " + finish("acc") + ";\n";
         }
@@ -378,17 +459,17 @@ std::string generate_reduce(const Program& p, DType fdt, const std::vector<Acces
     // softmax: the max (NaN propagating; the further outputs written), the sum of exp(y - m)
     // (softmax stores the exponentials), then scale, or shift by log(sum).
     const bool log = red.kind == Kind::LogSoftmax;
+    const std::string unrolled = "#pragma unroll 4\n";
     if (cached) {  // one pass computes the row into shared memory; each thread rereads its own
         s += "    extern __shared__ unsigned char smem_[];\n";
         s += "    " + E + "* row_ = reinterpret_cast<" + E + "*>(smem_);\n";
-        s += "    " + E + " m = -" + inf + ";\n" + loop_all + element("        ", true) +
+        s += "    " + E + " m = -" + inf + ";\n" + unrolled + loop_all + element("        ", true) +
              "        row_[k] = y0;\n        m = max_nan(m, y0);\n    }\n";
-        s += "    red_[lid] = m;\n" + tree("max_nan(red_[lid], red_[lid + h])") +
-             "    m = red_[0];\n    __syncthreads();\n";
+        s += block_fold("m", "max_nan(a, b)");
         s += "    " + E + " sum = 0;\n" + loop_all + "        const " + E +
              " e = m_exp(row_[k] - m);\n" + (log ? "" : "        row_[k] = e;\n") +
              "        sum += e;\n    }\n";
-        s += "    red_[lid] = sum;\n" + tree("red_[lid] + red_[lid + h]") + "    sum = red_[0];\n";
+        s += block_fold("sum", "a + b");
         if (!log)
             s += "    const " + E + " inv = (" + E + ")1 / sum;\n" + loop_all +
                  "        out0[base + k] = row_[k] * inv;\n    }\n";
@@ -397,16 +478,13 @@ std::string generate_reduce(const Program& p, DType fdt, const std::vector<Acces
                  "        out0[base + k] = (row_[k] - m) - ls;\n    }\n";
         return s + "}\n";
     }
-    s += "    " + E + " m = -" + inf + ";\n" + loop_all + element("        ", true) +
+    s += "    " + E + " m = -" + inf + ";\n" + unrolled + loop_all + element("        ", true) +
          "        m = max_nan(m, y0);\n    }\n";
-    if (row)
-        s += "    red_[lid] = m;\n" + tree("max_nan(red_[lid], red_[lid + h])") +
-             "    m = red_[0];\n    __syncthreads();\n";
-    s += "    " + E + " sum = 0;\n" + loop_all + element("        ", false) + "        const " + E +
-         " e = m_exp(y0 - m);\n" + (log ? "" : "        out0[i] = e;\n") +
+    if (row) s += block_fold("m", "max_nan(a, b)");
+    s += "    " + E + " sum = 0;\n" + unrolled + loop_all + element("        ", false) +
+         "        const " + E + " e = m_exp(y0 - m);\n" + (log ? "" : "        out0[i] = e;\n") +
          "        sum += e;\n    }\n";
-    if (row)
-        s += "    red_[lid] = sum;\n" + tree("red_[lid] + red_[lid + h]") + "    sum = red_[0];\n";
+    if (row) s += block_fold("sum", "a + b");
     if (!log) {
         s += "    const " + E + " inv = (" + E + ")1 / sum;\n" + loop_all +
              "        const i64 i = base + k" + (row ? "" : " * inner") +
