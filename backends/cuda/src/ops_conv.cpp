@@ -258,11 +258,14 @@ struct BwdFilterCalls {
     }
 };
 
+/// Whether environment variable `name` is set to something other than "" or "0".
+bool env_flag(const char* name) {
+    const char* e = std::getenv(name);
+    return e && *e && !(e[0] == '0' && e[1] == '\0');
+}
+
 bool benchmark_mode() {
-    static const bool on = [] {
-        const char* e = std::getenv("BURN_CUDNN_BENCHMARK");
-        return e && *e && !(e[0] == '0' && e[1] == '\0');
-    }();
+    static const bool on = env_flag("BURN_CUDNN_BENCHMARK");
     return on;
 }
 
@@ -270,10 +273,7 @@ bool benchmark_mode() {
 constexpr std::int64_t kUidX = 1, kUidW = 2, kUidY = 3;
 
 bool legacy_mode() {
-    static const bool on = [] {
-        const char* e = std::getenv("BURN_CUDNN_LEGACY");
-        return e && *e && !(e[0] == '0' && e[1] == '\0');
-    }();
+    static const bool on = env_flag("BURN_CUDNN_LEGACY");
     return on;
 }
 
@@ -402,42 +402,48 @@ std::vector<BackendDesc> engine_configs(const BackendDesc& graph, cudnnBackendHe
     return out;
 }
 
+/// How an engine configuration may be used.
+enum class EngineUse {
+    No,               ///< it does not compute what the backend promises
+    AheadOfTime,      ///< it does, with precompiled kernels
+    RunTimeCompiled,  ///< it does, with kernels compiled on first use (tried last)
+};
+
 /// Whether an engine configuration computes what the backend promises: deterministic, inputs
 /// not converted to a narrower type, no TF32 tensor cores for f32 unless allowed, f32
-/// accumulation for f16 / bf16; run-time compiled engines only when `rtc` allows them.
-bool acceptable(const BackendDesc& config, bool fma_only, bool half, bool rtc) {
+/// accumulation for f16 / bf16; and whether cuDNN compiles its kernels at run time.
+EngineUse engine_use(const BackendDesc& config, bool fma_only, bool half) {
     BackendDesc engine(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
     cudnnBackendDescriptor_t e = engine.get();
     std::int64_t n = 0;
     if (!e ||
         cudnnBackendGetAttribute(config.get(), CUDNN_ATTR_ENGINECFG_ENGINE,
                                  CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n, &e) != CUDNN_STATUS_SUCCESS)
-        return false;
+        return EngineUse::No;
     std::array<cudnnBackendNumericalNote_t, CUDNN_NUMERICAL_NOTE_TYPE_COUNT> notes{};
     std::int64_t nn = 0;
     if (cudnnBackendGetAttribute(e, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
                                  static_cast<std::int64_t>(notes.size()), &nn,
                                  notes.data()) != CUDNN_STATUS_SUCCESS)
-        return false;
+        return EngineUse::No;
     for (std::int64_t i = 0; i < std::min<std::int64_t>(nn, notes.size()); ++i) {
         const auto note = notes[static_cast<std::size_t>(i)];
         if (note == CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC ||
             note == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS ||
             (fma_only && note == CUDNN_NUMERICAL_NOTE_TENSOR_CORE) ||
             (half && note == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION))
-            return false;
+            return EngineUse::No;
     }
     std::array<cudnnBackendBehaviorNote_t, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT> behavior{};
     std::int64_t nb = 0;
     if (cudnnBackendGetAttribute(e, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
                                  static_cast<std::int64_t>(behavior.size()), &nb,
                                  behavior.data()) != CUDNN_STATUS_SUCCESS)
-        return false;
+        return EngineUse::No;
     for (std::int64_t i = 0; i < std::min<std::int64_t>(nb, behavior.size()); ++i)
-        if (!rtc &&
-            behavior[static_cast<std::size_t>(i)] == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION)
-            return false;
-    return true;
+        if (behavior[static_cast<std::size_t>(i)] == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION)
+            return EngineUse::RunTimeCompiled;
+    return EngineUse::AheadOfTime;
 }
 
 /// Runs a graph plan on the problem's pointers.
@@ -499,11 +505,15 @@ std::unique_ptr<GraphPlan> make_graph_plan(Context& ctx, cudnnHandle_t h, ConvKi
         configs.push_back(std::move(c));
     const bool fma_only = dt == DType::F32 && !tf32, half = is_half(dt);
     const std::size_t candidates = benchmark_mode() ? 8 : 1;
+    std::vector<EngineUse> use;
+    for (const BackendDesc& c : configs)
+        use.push_back(c.get() ? engine_use(c, fma_only, half) : EngineUse::No);
     std::vector<std::unique_ptr<GraphPlan>> found;
-    for (const bool rtc : {false, true}) {
-        for (BackendDesc& c : configs) {
+    for (const EngineUse pass : {EngineUse::AheadOfTime, EngineUse::RunTimeCompiled}) {
+        for (std::size_t k = 0; k < configs.size(); ++k) {
             if (found.size() == candidates) break;
-            if (!c.get() || !acceptable(c, fma_only, half, rtc)) continue;
+            if (use[k] != pass) continue;
+            BackendDesc& c = configs[k];
             auto g = std::make_unique<GraphPlan>();
             g->plan = BackendDesc(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
             const cudnnBackendDescriptor_t cfg = c.get();
